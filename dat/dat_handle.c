@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 dapl-ofi developers */
+/*
+ * The IA handle table. Consumers see small integers (1..DATR_IA_HANDLE_MAX);
+ * providers see their own pointers. A freed index is not handed out again
+ * until the allocation cursor has gone round the whole table, so a stale
+ * handle keeps failing with DAT_INVALID_HANDLE for as long as possible.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datr.h"
+#include "dof/log.h"
+
+static struct {
+	pthread_mutex_t lock; /* never held while calling a provider */
+	datr_ia_slot_t *slots; /* slots[0] is unused */
+	size_t capacity;       /* number of slots, including slot 0 */
+	size_t cursor;         /* last index handed out */
+	size_t used;
+} datr_handles = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static dof_status_t datr_handle_grow(void)
+{
+	size_t cap = datr_handles.capacity ? datr_handles.capacity * 2 : 64;
+	datr_ia_slot_t *tmp;
+
+	if (cap > DATR_IA_HANDLE_MAX + 1)
+		cap = DATR_IA_HANDLE_MAX + 1;
+	if (cap <= datr_handles.capacity)
+		return DOF_ERR_NO_MEMORY;
+	tmp = realloc(datr_handles.slots, cap * sizeof(*tmp));
+	if (tmp == NULL)
+		return DOF_ERR_NO_MEMORY;
+	memset(tmp + datr_handles.capacity, 0,
+	       (cap - datr_handles.capacity) * sizeof(*tmp));
+	datr_handles.slots = tmp;
+	datr_handles.capacity = cap;
+	return DOF_OK;
+}
+
+dof_status_t datr_handle_alloc(const datr_ia_slot_t *slot, DAT_IA_HANDLE *out)
+{
+	dof_status_t status = DOF_OK;
+	size_t i, idx = 0;
+
+	if (slot->raw == NULL)
+		return DOF_ERR_INVALID_PARAM;
+	pthread_mutex_lock(&datr_handles.lock);
+	/* Grow while more than half full, so the cursor rarely wraps. */
+	if (datr_handles.used + 1 >= datr_handles.capacity / 2 &&
+	    datr_handle_grow() != DOF_OK && datr_handles.capacity == 0) {
+		status = DOF_ERR_NO_MEMORY;
+		goto out;
+	}
+	for (i = 1; i < datr_handles.capacity; i++) {
+		size_t cand = (datr_handles.cursor + i) % datr_handles.capacity;
+
+		if (cand != 0 && datr_handles.slots[cand].raw == NULL) {
+			idx = cand;
+			break;
+		}
+	}
+	if (idx == 0) {
+		dof_warn(DATR_LOG, "all %u IA handles are in use",
+			 DATR_IA_HANDLE_MAX);
+		status = DOF_ERR_NO_MEMORY;
+		goto out;
+	}
+	datr_handles.slots[idx] = *slot;
+	datr_handles.cursor = idx;
+	datr_handles.used++;
+	*out = (DAT_IA_HANDLE)(uintptr_t)idx;
+out:
+	pthread_mutex_unlock(&datr_handles.lock);
+	return status;
+}
+
+dof_status_t datr_handle_lookup(DAT_IA_HANDLE handle, datr_ia_slot_t *slot)
+{
+	uintptr_t idx = (uintptr_t)handle;
+	dof_status_t status = DOF_ERR_INVALID_HANDLE;
+
+	if (!datr_handle_is_ia_index(handle))
+		return status;
+	pthread_mutex_lock(&datr_handles.lock);
+	if (idx < datr_handles.capacity &&
+	    datr_handles.slots[idx].raw != NULL) {
+		*slot = datr_handles.slots[idx];
+		status = DOF_OK;
+	}
+	pthread_mutex_unlock(&datr_handles.lock);
+	return status;
+}
+
+dof_status_t datr_handle_free(DAT_IA_HANDLE handle)
+{
+	uintptr_t idx = (uintptr_t)handle;
+	dof_status_t status = DOF_ERR_INVALID_HANDLE;
+
+	if (!datr_handle_is_ia_index(handle))
+		return status;
+	pthread_mutex_lock(&datr_handles.lock);
+	if (idx < datr_handles.capacity &&
+	    datr_handles.slots[idx].raw != NULL) {
+		memset(&datr_handles.slots[idx], 0, sizeof(datr_ia_slot_t));
+		datr_handles.used--;
+		status = DOF_OK;
+	}
+	pthread_mutex_unlock(&datr_handles.lock);
+	return status;
+}
+
+size_t datr_handle_count(void)
+{
+	size_t n;
+
+	pthread_mutex_lock(&datr_handles.lock);
+	n = datr_handles.used;
+	pthread_mutex_unlock(&datr_handles.lock);
+	return n;
+}
+
+DAT_RETURN DAT_API dats_get_ia_handle(DAT_IA_HANDLE handle, DAT_IA_HANDLE *out)
+{
+	DAT_RETURN ret = DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	size_t i;
+
+	if (out == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (handle == NULL)
+		return ret;
+	if (datr_handle_is_ia_index(handle)) {
+		datr_ia_slot_t slot;
+
+		if (datr_handle_lookup(handle, &slot) != DOF_OK)
+			return ret;
+		*out = slot.raw;
+		return DAT_SUCCESS;
+	}
+	/* A provider pointer: find its index (not on any data path). */
+	pthread_mutex_lock(&datr_handles.lock);
+	for (i = 1; i < datr_handles.capacity; i++) {
+		if (datr_handles.slots[i].raw == handle) {
+			*out = (DAT_IA_HANDLE)(uintptr_t)i;
+			ret = DAT_SUCCESS;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&datr_handles.lock);
+	return ret;
+}
