@@ -167,6 +167,15 @@ static int datr_parse_prov_version(const char *s, char **name,
 	return *name == NULL ? -2 : 0;
 }
 
+void datr_conf_entry_where(const datr_conf_entry_t *entry, char *buf,
+			   size_t len)
+{
+	if (entry->line != 0)
+		snprintf(buf, len, "%s:%u", entry->source, entry->line);
+	else
+		snprintf(buf, len, "%s", entry->source);
+}
+
 void datr_conf_entry_cleanup(datr_conf_entry_t *entry)
 {
 	free(entry->ia_name);

@@ -43,23 +43,16 @@ static int dat_info_list(void)
 		return 1;
 	}
 	printf("# dat.conf: %s\n", path ? path : "(none found)");
-	printf("%-24s %-22s %-18s %-6s %-13s %-10s %s\n", "# ia_name", "source",
+	printf("%-24s %-28s %-18s %-6s %-13s %-10s %s\n", "# ia_name", "source",
 	       "library", "api", "threads", "default", "instance data");
 	for (i = 0; i < conf.count; i++) {
 		const datr_conf_entry_t *e = &conf.entries[i];
-		char src[64], api[16];
+		char src[DATR_FIELD_MAX + 16], api[16];
 
-		if (e->line)
-			snprintf(src, sizeof(src), "%s:%u",
-				 strrchr(e->source, '/')
-					 ? strrchr(e->source, '/') + 1
-					 : e->source,
-				 e->line);
-		else
-			snprintf(src, sizeof(src), "%s", e->source);
+		datr_conf_entry_where(e, src, sizeof(src));
 		snprintf(api, sizeof(api), "u%u.%u", e->api_major,
 			 e->api_minor);
-		printf("%-24s %-22s %-18s %-6s %-13s %-10s \"%s\"%s\n",
+		printf("%-24s %-28s %-18s %-6s %-13s %-10s \"%s\"%s\n",
 		       e->ia_name, src, e->lib_path, api,
 		       e->threadsafe ? "threadsafe" : "nonthreadsafe",
 		       e->is_default ? "default" : "nondefault", e->ia_params,

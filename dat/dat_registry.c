@@ -211,12 +211,13 @@ static DAT_RETURN datr_entry_load(datr_conf_entry_t *entry)
 	if (dl == NULL) {
 		const char *e = dlerror();
 
+		char where[DATR_FIELD_MAX + 16];
+
+		datr_conf_entry_where(entry, where, sizeof(where));
 		dof_warn(DATR_LOG,
-			 "IA '%s' (%s%s%u): cannot load provider library: "
-			 "%s%s%s",
-			 entry->ia_name, entry->source, entry->line ? ":" : "",
-			 entry->line, err1 ? err1 : "", err1 ? "; " : "",
-			 e ? e : "?");
+			 "IA '%s' (%s): cannot load provider library: %s%s%s",
+			 entry->ia_name, where, err1 ? err1 : "",
+			 err1 ? "; " : "", e ? e : "?");
 		free(err1);
 		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
 	}
@@ -269,12 +270,17 @@ DAT_RETURN datr_provider_get(const char *ia_name, DAT_UINT32 major,
 	entry = datr_conf_find(&datr_registry.conf, ia_name);
 	if (entry != NULL && (entry->api_major != major ||
 			      entry->api_minor < minor)) {
+		char where[DATR_FIELD_MAX + 16];
+
+		datr_conf_entry_where(entry, where, sizeof(where));
 		dof_warn(DATR_LOG,
-			 "IA '%s' (%s:%u) offers DAT %u.%u; the consumer asks "
+			 "IA '%s' (%s) offers DAT %u.%u; the consumer asks "
 			 "for %u.%u",
-			 ia_name, entry->source, entry->line, entry->api_major,
-			 entry->api_minor, major, minor);
-		ret = DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
+			 ia_name, where, entry->api_major, entry->api_minor,
+			 major, minor);
+		ret = DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
+				entry->api_major != major ? DAT_MAJOR_NOT_FOUND
+							  : DAT_MINOR_NOT_FOUND);
 		goto out;
 	}
 	prov = datr_provider_find(ia_name);

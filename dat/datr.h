@@ -69,6 +69,10 @@ dof_status_t datr_conf_add_builtins(datr_conf_t *conf);
 /* First usable entry of that name, or NULL. */
 datr_conf_entry_t *datr_conf_find(datr_conf_t *conf, const char *ia_name);
 
+/* "file:line" or "built-in", for messages. */
+void datr_conf_entry_where(const datr_conf_entry_t *entry, char *buf,
+			   size_t len);
+
 void datr_conf_entry_cleanup(datr_conf_entry_t *entry);
 void datr_conf_cleanup(datr_conf_t *conf);
 
