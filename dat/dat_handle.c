@@ -116,14 +116,17 @@ dof_status_t datr_handle_free(DAT_IA_HANDLE handle)
 	return status;
 }
 
-size_t datr_handle_count(void)
+int datr_handle_provider_busy(const DAT_PROVIDER *provider)
 {
-	size_t n;
+	int busy = 0;
+	size_t i;
 
 	pthread_mutex_lock(&datr_handles.lock);
-	n = datr_handles.used;
+	for (i = 1; i < datr_handles.capacity && !busy; i++)
+		busy = datr_handles.slots[i].raw != NULL &&
+		       datr_handles.slots[i].provider == provider;
 	pthread_mutex_unlock(&datr_handles.lock);
-	return n;
+	return busy;
 }
 
 DAT_RETURN DAT_API dats_get_ia_handle(DAT_IA_HANDLE handle, DAT_IA_HANDLE *out)

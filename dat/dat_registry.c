@@ -162,6 +162,13 @@ DAT_RETURN DAT_API dat_registry_remove_provider(const DAT_PROVIDER *provider,
 		ret = DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
 		goto out;
 	}
+	if (datr_handle_provider_busy(provider)) {
+		dof_warn(DATR_LOG,
+			 "remove_provider: IA '%s' still has open IA handles",
+			 info->ia_name);
+		ret = DAT_ERROR(DAT_PROVIDER_IN_USE, 0);
+		goto out;
+	}
 	*reg = datr_registry.regs[--datr_registry.nregs];
 	dof_info(DATR_LOG, "provider for IA '%s' removed", info->ia_name);
 out:
@@ -381,5 +388,8 @@ DAT_RETURN DAT_API dat_registry_list_providers(
 	}
 	datr_registry_unlock();
 	*entries_returned = n;
+	/* The spec (and OFED) answer a count-only call with an error. */
+	if (max_to_return == 0)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 	return DAT_SUCCESS;
 }

@@ -120,7 +120,8 @@ static inline int datr_handle_is_ia_index(const void *handle)
 dof_status_t datr_handle_alloc(const datr_ia_slot_t *slot, DAT_IA_HANDLE *out);
 dof_status_t datr_handle_lookup(DAT_IA_HANDLE handle, datr_ia_slot_t *slot);
 dof_status_t datr_handle_free(DAT_IA_HANDLE handle);
-size_t datr_handle_count(void);
+/* Whether any open IA handle belongs to this provider table. */
+int datr_handle_provider_busy(const DAT_PROVIDER *provider);
 
 
 #endif /* DATR_H */

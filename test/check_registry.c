@@ -375,8 +375,9 @@ START_TEST(reg_list_providers)
 
 	for (i = 0; i < 32; i++)
 		ptrs[i] = &infos[i];
+	/* Count only: the count, and (per spec, as OFED) an error. */
 	ck_assert_uint_eq(dat_registry_list_providers(0, &n, NULL),
-			  DAT_SUCCESS);
+			  DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1));
 	/* 7 valid file entries + 7 built-ins. */
 	ck_assert_int_eq(n, 14);
 	ck_assert_uint_eq(dat_registry_list_providers(32, &n, ptrs),
@@ -411,6 +412,56 @@ START_TEST(reg_list_providers)
 END_TEST
 
 static const DAT_PROVIDER dummy_table = {.device_name = "dummy"};
+
+/* A provider linked into the program, registered without dat.conf. */
+static int linked_ia;
+static DAT_RETURN linked_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
+			      DAT_EVD_HANDLE *evd, DAT_IA_HANDLE *ia)
+{
+	(void)name;
+	(void)qlen;
+	(void)evd;
+	*ia = (DAT_IA_HANDLE)&linked_ia;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN linked_close(DAT_IA_HANDLE ia, DAT_CLOSE_FLAGS flags)
+{
+	(void)flags;
+	return ia == (DAT_IA_HANDLE)&linked_ia
+		       ? DAT_SUCCESS
+		       : DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+}
+
+static const DAT_PROVIDER linked_table = {
+	.device_name = "linked",
+	.ia_open_func = linked_open,
+	.ia_close_func = linked_close,
+};
+
+START_TEST(reg_linked_in_provider)
+{
+	DAT_PROVIDER_INFO info;
+	DAT_IA_HANDLE ia, raw;
+
+	memset(&info, 0, sizeof(info));
+	strcpy(info.ia_name, "linked-in");
+	info.dapl_version_major = 2;
+	ck_assert_uint_eq(dat_registry_add_provider(&linked_table, &info),
+			  DAT_SUCCESS);
+	ia = open_ok("linked-in");
+	ck_assert_uint_eq(dats_get_ia_handle(ia, &raw), DAT_SUCCESS);
+	ck_assert_ptr_eq(raw, &linked_ia);
+	/* Not removable while an IA of it is open. */
+	ck_assert_uint_eq(DAT_GET_TYPE(dat_registry_remove_provider(
+				  &linked_table, &info)),
+			  DAT_PROVIDER_IN_USE);
+	ck_assert_uint_eq(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG), DAT_SUCCESS);
+	ck_assert_uint_eq(dat_registry_remove_provider(&linked_table, &info),
+			  DAT_SUCCESS);
+	ck_assert(!fake_loaded());
+}
+END_TEST
 
 START_TEST(reg_add_remove_direct)
 {
@@ -546,6 +597,7 @@ Suite *check_registry_suite(void)
 	tcase_add_test(tc, reg_contexts_and_types);
 	tcase_add_test(tc, reg_list_providers);
 	tcase_add_test(tc, reg_add_remove_direct);
+	tcase_add_test(tc, reg_linked_in_provider);
 	tcase_add_test(tc, reg_strerror_all_codes);
 	tcase_add_test(tc, reg_no_conf_builtins_only);
 	suite_add_tcase(s, tc);
