@@ -79,8 +79,22 @@ test_job() {
 		fail=$((fail + skip))
 	fi
 
+	log "install: libdat.so links with -ldat"
+	local dest="$build/destdir" prefix=/usr/local
+	rm -rf "$dest"
+	if (cd "$build" && make -s install DESTDIR="$dest" >/dev/null 2>&1) &&
+		printf '#include <dat2/udat.h>\nint main(void){const char *a, *b;\nreturn dat_strerror(DAT_SUCCESS, &a, &b) != DAT_SUCCESS;}\n' >"$build/ldat.c" &&
+		cc -I"$dest$prefix/include" "$build/ldat.c" -L"$dest$prefix/lib" -ldat -o "$build/ldat" &&
+		LD_LIBRARY_PATH="$dest$prefix/lib" "$build/ldat" &&
+		readelf -d "$build/ldat" | grep -q 'NEEDED.*\[libdat2.so.2\]'; then
+		pass=$((pass + 1)); echo "ok: -ldat links to libdat2.so.2"
+	else
+		fail=$((fail + 1)); echo "FAIL: -ldat"
+	fi
+
 	log "clang build (-Wall -Wextra -Werror)"
-	if build "$top/build-clang" CC=clang; then
+	if build "$top/build-clang" CC=clang &&
+		(cd "$top/build-clang" && make -s -j"$jobs" check TESTS=); then
 		pass=$((pass + 1)); echo "ok: clang build"
 	else
 		fail=$((fail + 1)); echo "FAIL: clang build"
