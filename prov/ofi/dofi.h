@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 dapl-ofi developers */
+/*
+ * libdaplofi: the DAT 2.0 provider on libfabric. Internal types.
+ *
+ * Every DAT object is a dofi_obj_t followed by its own fields; the first
+ * word is the DAT_PROVIDER table libdat2 dispatches on. Freed objects keep
+ * that word and a dead magic until the provider is unloaded, so a stale
+ * handle is answered with DAT_INVALID_HANDLE instead of a crash.
+ *
+ * The DAT state machines, EVD, memory and DTO code are shared; the carriage
+ * of connection messages (dofi_cm_ops_t) is what a backend provides. The
+ * MSG backend (dofi_cm_msg.c) uses libfabric's own CM.
+ */
+#ifndef DOFI_H
+#define DOFI_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <netinet/in.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include <dat2/udat.h>
+#include <dat2/dat_registry.h>
+
+#include "dof/daterr.h"
+#include "dof/dats.h"
+#include "dof/log.h"
+#include "dof/status.h"
+
+#define DOFI_LOG "dapl-ofi"
+#define DOFI_FI_VERSION FI_VERSION(1, 17)
+
+/* Our CM private-data header; at most 7 bytes so verbs keeps 48 for us. */
+#define DOFI_CM_HDR_SIZE  7
+#define DOFI_CM_MAGIC0    0xda
+#define DOFI_CM_MAGIC1    0x7f
+#define DOFI_CM_VERSION   1
+enum {
+	DOFI_CM_REQ = 1,  /* connect */
+	DOFI_CM_REP = 2,  /* accept */
+	DOFI_CM_REJ = 3,  /* consumer reject */
+	DOFI_CM_NOQOS = 4 /* reject: qos cannot be given */
+};
+
+typedef enum {
+	DOFI_OBJ_IA = 1,
+	DOFI_OBJ_PZ,
+	DOFI_OBJ_LMR,
+	DOFI_OBJ_RMR,
+	DOFI_OBJ_EVD,
+	DOFI_OBJ_CNO,
+	DOFI_OBJ_EP,
+	DOFI_OBJ_PSP,
+	DOFI_OBJ_RSP,
+	DOFI_OBJ_CR,
+	DOFI_OBJ_LAST
+} dofi_obj_type_t;
+
+#define DOFI_MAGIC_LIVE 0x44415432u /* "DAT2" */
+#define DOFI_MAGIC_DEAD 0xdeadda72u
+
+typedef struct dofi_list {
+	struct dofi_list *next, *prev;
+} dofi_list_t;
+
+static inline void dofi_list_init(dofi_list_t *l)
+{
+	l->next = l->prev = l;
+}
+
+static inline int dofi_list_empty(const dofi_list_t *l)
+{
+	return l->next == l;
+}
+
+static inline void dofi_list_add_tail(dofi_list_t *head, dofi_list_t *e)
+{
+	e->prev = head->prev;
+	e->next = head;
+	head->prev->next = e;
+	head->prev = e;
+}
+
+static inline void dofi_list_del(dofi_list_t *e)
+{
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+	dofi_list_init(e);
+}
+
+#define dofi_container_of(_p, _type, _member)                                 \
+	((_type *)(void *)((char *)(_p)-offsetof(_type, _member)))
+
+struct dofi_ia;
+
+typedef struct dofi_obj {
+	const DAT_PROVIDER *provider; /* first: libdat2 dispatches on it */
+	_Atomic uint32_t magic;
+	dofi_obj_type_t type;
+	struct dofi_ia *ia;
+	DAT_CONTEXT context;
+	dofi_list_t link; /* in ia->objs[type] */
+	size_t size;      /* allocation size, for reuse */
+} dofi_obj_t;
+
+/* One registered IA name: its table, libdat2's info, our instance data. */
+typedef struct dofi_prov {
+	DAT_PROVIDER table;
+	DAT_PROVIDER_INFO info;
+	char fi_prov[64];    /* libfabric provider, "" for any */
+	char fi_domain[128]; /* domain or netdev, "" for any */
+	dofi_list_t link;
+} dofi_prov_t;
+
+/* ---- memory ---------------------------------------------------------- */
+
+typedef struct dofi_pz {
+	dofi_obj_t obj;
+	_Atomic int nref; /* LMRs, RMRs, EPs using it */
+} dofi_pz_t;
+
+typedef struct dofi_lmr {
+	dofi_obj_t obj;
+	dofi_pz_t *pz;
+	DAT_MEM_TYPE mem_type;
+	DAT_REGION_DESCRIPTION region;
+	DAT_MEM_PRIV_FLAGS priv;
+	DAT_VA_TYPE va_type;
+	uintptr_t base;
+	DAT_VLEN length;
+	struct fid_mr *mr;
+	void *desc;
+	DAT_LMR_CONTEXT lmr_context;
+	DAT_RMR_CONTEXT rmr_context;
+	struct dofi_lmr *shared_from; /* DAT_MEM_TYPE_LMR */
+	_Atomic int nref;             /* LMRs sharing it, RMRs bound to it */
+} dofi_lmr_t;
+
+typedef struct dofi_rmr {
+	dofi_obj_t obj;
+	dofi_pz_t *pz;
+	dofi_lmr_t *lmr; /* bound LMR, NULL when unbound */
+	DAT_LMR_TRIPLET triplet;
+	DAT_MEM_PRIV_FLAGS priv;
+	DAT_VA_TYPE va_type;
+	struct fid_mr *mr;
+	DAT_RMR_CONTEXT rmr_context;
+	struct dofi_ep *ep;
+} dofi_rmr_t;
+
+/* ---- events ---------------------------------------------------------- */
+
+typedef struct dofi_cno {
+	dofi_obj_t obj;
+	int efd; /* eventfd: readable while an EVD has triggered it */
+	DAT_OS_WAIT_PROXY_AGENT agent;
+	struct dofi_evd *triggered;
+	pthread_mutex_t lock;
+	int nref;
+	int waiters;
+} dofi_cno_t;
+
+typedef struct dofi_evd {
+	dofi_obj_t obj;
+	DAT_EVD_FLAGS flags;
+	DAT_COUNT qlen;
+	pthread_mutex_t lock;
+	DAT_EVENT *ring;
+	uint32_t cap; /* ring capacity, >= qlen */
+	uint32_t head;
+	_Atomic uint32_t count;
+	struct fid_cq *cq; /* DTO and RMR streams */
+	int cq_fd;         /* -1 when the CQ has no fd wait object */
+	int efd;           /* eventfd: software/CM events for waiters */
+	_Atomic int waiters;
+	int enabled;
+	int waitable;
+	int overflowed;
+	dofi_cno_t *cno;
+	_Atomic int nref; /* EPs, PSPs, RSPs using it */
+	_Atomic int polled; /* the consumer read the CQ since last look */
+} dofi_evd_t;
+
+/* ---- endpoints --------------------------------------------------------- */
+
+typedef enum {
+	DOFI_OP_SEND = 1,
+	DOFI_OP_RECV,
+	DOFI_OP_WRITE,
+	DOFI_OP_READ,
+} dofi_op_type_t;
+
+/* One posted DTO; the libfabric context. Pooled per EP. */
+typedef struct dofi_op {
+	struct fi_context2 fctx; /* first: FI_CONTEXT/FI_CONTEXT2 modes */
+	struct dofi_ep *ep;
+	DAT_DTO_COOKIE cookie;
+	DAT_SEG_LENGTH len;
+	uint8_t type;
+	uint8_t suppress;
+	_Atomic uint8_t posted; /* owned by libfabric or queued */
+	uint32_t next;          /* free list / pending list link */
+	struct iovec *iov;
+	void **desc;
+	uint32_t iov_count;
+} dofi_op_t;
+
+#define DOFI_POOL_NONE UINT32_MAX
+#define DOFI_MAX_IOV 32
+
+/* A lock-free stack of op indices; tag defeats ABA. */
+typedef struct dofi_pool {
+	_Atomic uint64_t head; /* tag << 32 | index */
+	dofi_op_t *ops;
+	uint32_t size;
+	_Atomic int32_t used;
+} dofi_pool_t;
+
+typedef struct dofi_cr dofi_cr_t;
+typedef struct dofi_sp dofi_sp_t;
+
+typedef struct dofi_ep {
+	dofi_obj_t obj;
+	_Atomic DAT_EP_STATE state;
+	dofi_pz_t *pz;
+	dofi_evd_t *recv_evd;
+	dofi_evd_t *req_evd;
+	dofi_evd_t *conn_evd;
+	DAT_EP_ATTR attr;
+	struct fid_ep *fep; /* NULL until connect or accept */
+	struct fi_info *info;
+	dofi_pool_t req_pool;
+	dofi_pool_t recv_pool;
+	/* Receives posted while there is no fi_ep, in posting order. */
+	uint32_t pend_head, pend_tail;
+	/* Addresses reported by dat_ep_query. */
+	struct sockaddr_in local_addr;
+	struct sockaddr_in remote_addr;
+	DAT_CONN_QUAL remote_qual;
+	DAT_CONN_QUAL local_qual;
+	/* Private data of the last connection event. */
+	unsigned char pdata[256];
+	DAT_COUNT pdata_len;
+	/* Connect timeout, CLOCK_MONOTONIC ns; 0 = none. */
+	uint64_t deadline;
+	dofi_cr_t *cr;      /* passive side: the CR being accepted */
+	dofi_sp_t *sp;      /* EP reserved by a PSP (provider) or RSP */
+	int graceful;       /* disconnect pending on outstanding sends */
+	int shutdown_sent;
+	uint64_t conn_gen;  /* matches EQ events to this connection */
+	DAT_COUNT soft_hw, hard_hw;
+	struct iovec *recv_iov_block;
+	void **recv_desc_block;
+} dofi_ep_t;
+
+/* PSP and RSP: a passive endpoint on a conn_qual. */
+struct dofi_sp {
+	dofi_obj_t obj;
+	DAT_CONN_QUAL qual;
+	dofi_evd_t *evd;
+	DAT_PSP_FLAGS flags;
+	dofi_ep_t *ep; /* RSP's EP */
+	struct fid_pep *pep;
+	int nref; /* CRs not yet resolved */
+};
+
+struct dofi_cr {
+	dofi_obj_t obj;
+	dofi_sp_t *sp;
+	struct fi_info *info; /* from FI_CONNREQ; handle inside */
+	struct sockaddr_in remote_addr;
+	DAT_PORT_QUAL remote_port;
+	unsigned char pdata[256];
+	DAT_COUNT pdata_len;
+	dofi_ep_t *ep; /* provider-created or RSP EP */
+	uint8_t rdma_in, rdma_out;
+};
+
+/* ---- the IA ------------------------------------------------------------ */
+
+typedef enum {
+	DOFI_PROGRESS_AUTO,
+	DOFI_PROGRESS_THREAD,
+	DOFI_PROGRESS_NONE,
+} dofi_progress_mode_t;
+
+typedef struct dofi_ia {
+	dofi_obj_t obj;
+	dofi_prov_t *prov;
+	pthread_mutex_t lock; /* control path: objects, states, CM */
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_eq *eq;
+	int eq_fd;
+	struct fid_cq *null_cq; /* for EPs with no request/recv EVD */
+	dofi_evd_t *async_evd;
+	int async_evd_ours;
+	struct sockaddr_in addr;
+	size_t cm_data_size; /* libfabric's, including our header */
+	DAT_IA_ATTR ia_attr;
+	DAT_PROVIDER_ATTR prov_attr;
+	DAT_NAMED_ATTR named[8];
+	DAT_NAMED_ATTR transport[4];
+	char names[4][64];
+	dofi_list_t objs[DOFI_OBJ_LAST];
+	/* lmr_context -> LMR, lock-free reads: chunked table. */
+	dofi_lmr_t **lmr_chunks[256];
+	uint32_t lmr_next;
+	_Atomic uint32_t key_next;
+	int virt_addr; /* FI_MR_VIRT_ADDR in effect */
+	int mr_local;  /* FI_MR_LOCAL: descriptors required */
+	int prov_key;  /* FI_MR_PROV_KEY */
+	int auto_progress; /* libfabric progresses data on its own */
+	/* progress */
+	dofi_progress_mode_t progress_mode;
+	pthread_t progress_thread;
+	int progress_running;
+	int stop_fd;
+	int epfd;
+	pthread_mutex_t eq_lock; /* one EQ reader at a time */
+	uint64_t conn_gen;
+} dofi_ia_t;
+
+#define DOFI_LMR_CHUNK 4096u
+
+/* ---- object helpers (dofi_prov.c) --------------------------------------- */
+
+void *dofi_obj_alloc(dofi_ia_t *ia, dofi_obj_type_t type, size_t size,
+		     const DAT_PROVIDER *table);
+/* The same with ia->lock already held. */
+void *dofi_obj_alloc_locked(dofi_ia_t *ia, dofi_obj_type_t type, size_t size,
+			    const DAT_PROVIDER *table);
+void dofi_obj_free(void *obj);
+/* The object of that type behind a handle, or NULL (and a log line). */
+void *dofi_obj_get(const void *handle, dofi_obj_type_t type,
+		   const char *func);
+
+static inline void *dofi_obj_fast(const void *handle, dofi_obj_type_t type)
+{
+	const dofi_obj_t *o = handle;
+
+	if (o == NULL || atomic_load_explicit(&o->magic,
+					      memory_order_relaxed) !=
+				 DOFI_MAGIC_LIVE ||
+	    o->type != type)
+		return NULL;
+	return (void *)o;
+}
+
+DAT_RETURN dofi_status_to_dat(dof_status_t status);
+DAT_RETURN dofi_fi_to_dat(int fi_err);
+DAT_IA_HANDLE dofi_ia_consumer_handle(dofi_ia_t *ia);
+uint64_t dofi_now_ns(void);
+
+/* ---- entry points, one file per object ---------------------------------- */
+
+/* dofi_ia.c */
+DAT_RETURN dofi_ia_open(const DAT_NAME_PTR, DAT_COUNT, DAT_EVD_HANDLE *,
+			DAT_IA_HANDLE *);
+DAT_RETURN dofi_ia_query(DAT_IA_HANDLE, DAT_EVD_HANDLE *, DAT_IA_ATTR_MASK,
+			 DAT_IA_ATTR *, DAT_PROVIDER_ATTR_MASK,
+			 DAT_PROVIDER_ATTR *);
+DAT_RETURN dofi_ia_close(DAT_IA_HANDLE, DAT_CLOSE_FLAGS);
+dofi_prov_t *dofi_prov_find(const char *ia_name);
+
+/* dofi_mem.c */
+DAT_RETURN dofi_pz_create(DAT_IA_HANDLE, DAT_PZ_HANDLE *);
+DAT_RETURN dofi_pz_query(DAT_PZ_HANDLE, DAT_PZ_PARAM_MASK, DAT_PZ_PARAM *);
+DAT_RETURN dofi_pz_free(DAT_PZ_HANDLE);
+DAT_RETURN dofi_lmr_create(DAT_IA_HANDLE, DAT_MEM_TYPE, DAT_REGION_DESCRIPTION,
+			   DAT_VLEN, DAT_PZ_HANDLE, DAT_MEM_PRIV_FLAGS,
+			   DAT_VA_TYPE, DAT_LMR_HANDLE *, DAT_LMR_CONTEXT *,
+			   DAT_RMR_CONTEXT *, DAT_VLEN *, DAT_VADDR *);
+DAT_RETURN dofi_lmr_query(DAT_LMR_HANDLE, DAT_LMR_PARAM_MASK, DAT_LMR_PARAM *);
+DAT_RETURN dofi_lmr_free(DAT_LMR_HANDLE);
+DAT_RETURN dofi_lmr_sync_rdma_read(DAT_IA_HANDLE, const DAT_LMR_TRIPLET *,
+				   DAT_VLEN);
+DAT_RETURN dofi_lmr_sync_rdma_write(DAT_IA_HANDLE, const DAT_LMR_TRIPLET *,
+				    DAT_VLEN);
+DAT_RETURN dofi_rmr_create(DAT_PZ_HANDLE, DAT_RMR_HANDLE *);
+DAT_RETURN dofi_rmr_query(DAT_RMR_HANDLE, DAT_RMR_PARAM_MASK, DAT_RMR_PARAM *);
+DAT_RETURN dofi_rmr_bind(DAT_RMR_HANDLE, DAT_LMR_HANDLE,
+			 const DAT_LMR_TRIPLET *, DAT_MEM_PRIV_FLAGS,
+			 DAT_VA_TYPE, DAT_EP_HANDLE, DAT_RMR_COOKIE,
+			 DAT_COMPLETION_FLAGS, DAT_RMR_CONTEXT *);
+DAT_RETURN dofi_rmr_free(DAT_RMR_HANDLE);
+/* The LMR for an lmr_context, or NULL. Lock-free. */
+dofi_lmr_t *dofi_lmr_lookup(dofi_ia_t *ia, DAT_LMR_CONTEXT ctx);
+/* Free what the IA still holds (abrupt close). */
+void dofi_mem_release_all(dofi_ia_t *ia);
+
+/* dofi_evd.c */
+DAT_RETURN dofi_evd_create(DAT_IA_HANDLE, DAT_COUNT, DAT_CNO_HANDLE,
+			   DAT_EVD_FLAGS, DAT_EVD_HANDLE *);
+DAT_RETURN dofi_evd_query(DAT_EVD_HANDLE, DAT_EVD_PARAM_MASK,
+			  DAT_EVD_PARAM *);
+DAT_RETURN dofi_evd_modify_cno(DAT_EVD_HANDLE, DAT_CNO_HANDLE);
+DAT_RETURN dofi_evd_enable(DAT_EVD_HANDLE);
+DAT_RETURN dofi_evd_disable(DAT_EVD_HANDLE);
+DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE, DAT_TIMEOUT, DAT_COUNT, DAT_EVENT *,
+			 DAT_COUNT *);
+DAT_RETURN dofi_evd_resize(DAT_EVD_HANDLE, DAT_COUNT);
+DAT_RETURN dofi_evd_post_se(DAT_EVD_HANDLE, const DAT_EVENT *);
+DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE, DAT_EVENT *);
+DAT_RETURN dofi_evd_free(DAT_EVD_HANDLE);
+DAT_RETURN dofi_evd_set_unwaitable(DAT_EVD_HANDLE);
+DAT_RETURN dofi_evd_clear_unwaitable(DAT_EVD_HANDLE);
+DAT_RETURN dofi_cno_create(DAT_IA_HANDLE, DAT_OS_WAIT_PROXY_AGENT,
+			   DAT_CNO_HANDLE *);
+DAT_RETURN dofi_cno_modify_agent(DAT_CNO_HANDLE, DAT_OS_WAIT_PROXY_AGENT);
+DAT_RETURN dofi_cno_query(DAT_CNO_HANDLE, DAT_CNO_PARAM_MASK, DAT_CNO_PARAM *);
+DAT_RETURN dofi_cno_free(DAT_CNO_HANDLE);
+DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE, DAT_TIMEOUT, DAT_EVD_HANDLE *);
+/*
+ * Queue an event on an EVD (CM, RMR bind, software, async). Moves what
+ * the EVD's CQ holds into the ring first, so completions that happened
+ * before come before it. DOF_ERR_OVERFLOW when the EVD is full (the event
+ * is still queued; overflow is reported on the async EVD).
+ */
+dof_status_t dofi_evd_post(dofi_evd_t *evd, const DAT_EVENT *event);
+dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
+				     DAT_EVD_FLAGS flags);
+void dofi_evd_destroy(dofi_evd_t *evd);
+/* Move every completion of the EVD's CQ into its ring (EP teardown). */
+void dofi_evd_flush_cq(dofi_evd_t *evd);
+/* Drive the CQ without consuming completions (progress thread). */
+void dofi_evd_progress(dofi_evd_t *evd);
+
+/* dofi_ep.c */
+DAT_RETURN dofi_ep_create(DAT_IA_HANDLE, DAT_PZ_HANDLE, DAT_EVD_HANDLE,
+			  DAT_EVD_HANDLE, DAT_EVD_HANDLE, const DAT_EP_ATTR *,
+			  DAT_EP_HANDLE *);
+DAT_RETURN dofi_ep_create_with_srq(DAT_IA_HANDLE, DAT_PZ_HANDLE,
+				   DAT_EVD_HANDLE, DAT_EVD_HANDLE,
+				   DAT_EVD_HANDLE, DAT_SRQ_HANDLE,
+				   const DAT_EP_ATTR *, DAT_EP_HANDLE *);
+DAT_RETURN dofi_ep_query(DAT_EP_HANDLE, DAT_EP_PARAM_MASK, DAT_EP_PARAM *);
+DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE, DAT_EP_PARAM_MASK,
+			  const DAT_EP_PARAM *);
+DAT_RETURN dofi_ep_get_status(DAT_EP_HANDLE, DAT_EP_STATE *, DAT_BOOLEAN *,
+			      DAT_BOOLEAN *);
+DAT_RETURN dofi_ep_free(DAT_EP_HANDLE);
+DAT_RETURN dofi_ep_reset(DAT_EP_HANDLE);
+DAT_RETURN dofi_ep_recv_query(DAT_EP_HANDLE, DAT_COUNT *, DAT_COUNT *);
+DAT_RETURN dofi_ep_set_watermark(DAT_EP_HANDLE, DAT_COUNT, DAT_COUNT);
+/* Create and enable the fi_ep (info from the IA or a CR). ia->lock held. */
+dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info);
+/* Close the fi_ep, flushing every posted DTO. ia->lock held. */
+void dofi_ep_close_fep(dofi_ep_t *ep);
+/* Fill attributes with the provider's defaults, clamped to the IA. */
+void dofi_ep_default_attr(dofi_ia_t *ia, DAT_EP_ATTR *attr);
+dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,
+			 dofi_evd_t *req, dofi_evd_t *conn,
+			 const DAT_EP_ATTR *attr, DAT_RETURN *ret);
+void dofi_ep_destroy(dofi_ep_t *ep);
+
+/* dofi_dto.c */
+DAT_RETURN dofi_ep_post_send(DAT_EP_HANDLE, DAT_COUNT, DAT_LMR_TRIPLET *,
+			     DAT_DTO_COOKIE, DAT_COMPLETION_FLAGS);
+DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE, DAT_COUNT, DAT_LMR_TRIPLET *,
+			     DAT_DTO_COOKIE, DAT_COMPLETION_FLAGS);
+DAT_RETURN dofi_ep_post_rdma_read(DAT_EP_HANDLE, DAT_COUNT, DAT_LMR_TRIPLET *,
+				  DAT_DTO_COOKIE, const DAT_RMR_TRIPLET *,
+				  DAT_COMPLETION_FLAGS);
+DAT_RETURN dofi_ep_post_rdma_write(DAT_EP_HANDLE, DAT_COUNT,
+				   DAT_LMR_TRIPLET *, DAT_DTO_COOKIE,
+				   const DAT_RMR_TRIPLET *,
+				   DAT_COMPLETION_FLAGS);
+dof_status_t dofi_pool_init(dofi_pool_t *pool, uint32_t size);
+void dofi_pool_fini(dofi_pool_t *pool);
+dofi_op_t *dofi_pool_get(dofi_pool_t *pool);
+void dofi_pool_put(dofi_pool_t *pool, dofi_op_t *op);
+/*
+ * Turn one CQ entry into a DAT event. Returns 0 when *event is filled,
+ * 1 when the completion is suppressed (nothing to report).
+ */
+int dofi_dto_complete(const struct fi_cq_data_entry *entry,
+		      DAT_EVENT *event, dofi_evd_t *evd);
+int dofi_dto_complete_err(const struct fi_cq_err_entry *err,
+			  DAT_EVENT *event, dofi_evd_t *evd);
+/* Post the receives queued while the EP had no fi_ep. */
+dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep);
+/* Complete queued receives as flushed (no fi_ep will carry them). */
+void dofi_dto_flush_queued(dofi_ep_t *ep);
+
+/* dofi_cm_msg.c: the MSG backend */
+DAT_RETURN dofi_ep_connect(DAT_EP_HANDLE, DAT_IA_ADDRESS_PTR, DAT_CONN_QUAL,
+			   DAT_TIMEOUT, DAT_COUNT, const DAT_PVOID, DAT_QOS,
+			   DAT_CONNECT_FLAGS);
+DAT_RETURN dofi_ep_dup_connect(DAT_EP_HANDLE, DAT_EP_HANDLE, DAT_TIMEOUT,
+			       DAT_COUNT, const DAT_PVOID, DAT_QOS);
+DAT_RETURN dofi_ep_disconnect(DAT_EP_HANDLE, DAT_CLOSE_FLAGS);
+DAT_RETURN dofi_psp_create(DAT_IA_HANDLE, DAT_CONN_QUAL, DAT_EVD_HANDLE,
+			   DAT_PSP_FLAGS, DAT_PSP_HANDLE *);
+DAT_RETURN dofi_psp_create_any(DAT_IA_HANDLE, DAT_CONN_QUAL *, DAT_EVD_HANDLE,
+			       DAT_PSP_FLAGS, DAT_PSP_HANDLE *);
+DAT_RETURN dofi_psp_query(DAT_PSP_HANDLE, DAT_PSP_PARAM_MASK,
+			  DAT_PSP_PARAM *);
+DAT_RETURN dofi_psp_free(DAT_PSP_HANDLE);
+DAT_RETURN dofi_rsp_create(DAT_IA_HANDLE, DAT_CONN_QUAL, DAT_EP_HANDLE,
+			   DAT_EVD_HANDLE, DAT_RSP_HANDLE *);
+DAT_RETURN dofi_rsp_query(DAT_RSP_HANDLE, DAT_RSP_PARAM_MASK,
+			  DAT_RSP_PARAM *);
+DAT_RETURN dofi_rsp_free(DAT_RSP_HANDLE);
+DAT_RETURN dofi_cr_query(DAT_CR_HANDLE, DAT_CR_PARAM_MASK, DAT_CR_PARAM *);
+DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE, DAT_EP_HANDLE, DAT_COUNT,
+			  const DAT_PVOID);
+DAT_RETURN dofi_cr_reject(DAT_CR_HANDLE, DAT_COUNT, const DAT_PVOID);
+DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE, DAT_CONN_QUAL);
+/* Read and handle every pending EQ event. Safe from any thread. */
+void dofi_cm_progress(dofi_ia_t *ia);
+/* Connect timeouts that expired. */
+void dofi_cm_check_timers(dofi_ia_t *ia);
+/* Tear down an EP's connection (EP free/reset, IA close). lock held. */
+void dofi_cm_ep_teardown(dofi_ep_t *ep);
+void dofi_cm_sp_destroy(dofi_sp_t *sp);
+void dofi_cm_cr_destroy(dofi_cr_t *cr);
+
+/* dofi_progress.c */
+dof_status_t dofi_progress_start(dofi_ia_t *ia);
+void dofi_progress_stop(dofi_ia_t *ia);
+/* An fd the progress thread should watch (CQ of an EVD); -1 ignored. */
+void dofi_progress_watch(dofi_ia_t *ia, int fd, void *ptr);
+void dofi_progress_unwatch(dofi_ia_t *ia, int fd);
+
+/* An event on the IA's async EVD (errors the consumer cannot tie to a
+ * call). */
+void dofi_async_post(dofi_ia_t *ia, DAT_EVENT_NUMBER num, DAT_HANDLE h,
+		     DAT_COUNT reason);
+
+#endif /* DOFI_H */

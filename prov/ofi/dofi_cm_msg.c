@@ -1,0 +1,1181 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 dapl-ofi developers */
+/*
+ * The connection model on libfabric MSG endpoints (libfabric's own CM):
+ * PSP/RSP as passive endpoints on port = conn_qual, CRs from FI_CONNREQ,
+ * connect/accept/reject/disconnect, and the EQ events mapped onto the DAT
+ * states and events of the seed man pages.
+ *
+ * Our 7-byte header leads the private data both ways, so the active side
+ * tells a consumer's reject (PEER_REJECTED) from "nobody listens" or a
+ * backlog overflow (NON_PEER_REJECTED): both arrive as ECONNREFUSED, only
+ * the first carries a header. Whatever arrives from the network is checked
+ * before it is believed.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dofi.h"
+
+#define DOFI_GRACEFUL_NS (5ull * 1000000000ull)
+
+/* ---- our header ------------------------------------------------------------ */
+
+static size_t dofi_cm_pack(unsigned char *buf, uint8_t type, const void *pdata,
+			   DAT_COUNT len, const dofi_ep_t *ep)
+{
+	buf[0] = DOFI_CM_MAGIC0;
+	buf[1] = DOFI_CM_MAGIC1;
+	buf[2] = DOFI_CM_VERSION;
+	buf[3] = type;
+	buf[4] = ep ? (uint8_t)ep->attr.max_rdma_read_in : 0;
+	buf[5] = ep ? (uint8_t)ep->attr.max_rdma_read_out : 0;
+	buf[6] = 0;
+	if (len > 0)
+		memcpy(buf + DOFI_CM_HDR_SIZE, pdata, (size_t)len);
+	return DOFI_CM_HDR_SIZE + (size_t)len;
+}
+
+/* Our header's type, or 0 when the data is not ours. */
+static uint8_t dofi_cm_unpack(const void *data, size_t len,
+			      const unsigned char **pdata, DAT_COUNT *plen)
+{
+	const unsigned char *b = data;
+
+	*pdata = NULL;
+	*plen = 0;
+	if (data == NULL || len < DOFI_CM_HDR_SIZE || b[0] != DOFI_CM_MAGIC0 ||
+	    b[1] != DOFI_CM_MAGIC1 || b[2] != DOFI_CM_VERSION ||
+	    b[3] < DOFI_CM_REQ || b[3] > DOFI_CM_NOQOS)
+		return 0;
+	if (len - DOFI_CM_HDR_SIZE > 256)
+		return 0; /* larger than any CM data libfabric carries */
+	*pdata = b + DOFI_CM_HDR_SIZE;
+	*plen = (DAT_COUNT)(len - DOFI_CM_HDR_SIZE);
+	return b[3];
+}
+
+static DAT_RETURN dofi_cm_check_pdata(dofi_ia_t *ia, DAT_COUNT len,
+				      const void *pdata, DAT_RETURN_SUBTYPE sub)
+{
+	if (len < 0 || len > ia->prov_attr.max_private_data_size ||
+	    (len > 0 && pdata == NULL)) {
+		dof_warn(DOFI_LOG, "private data of %d bytes: 0..%d allowed, "
+				   "and a buffer when non-empty",
+			 len, ia->prov_attr.max_private_data_size);
+		return DAT_ERROR(DAT_INVALID_PARAMETER, sub);
+	}
+	return DAT_SUCCESS;
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
+static void dofi_cm_event(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
+			  const void *pdata, DAT_COUNT plen)
+{
+	DAT_EVENT ev;
+
+	if (ep->conn_evd == NULL)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.event_number = num;
+	ev.evd_handle = (DAT_EVD_HANDLE)ep->conn_evd;
+	ev.event_data.connect_event_data.ep_handle = (DAT_EP_HANDLE)ep;
+	if (plen > 0 && pdata != NULL) {
+		if (plen > (DAT_COUNT)sizeof(ep->pdata))
+			plen = (DAT_COUNT)sizeof(ep->pdata);
+		memcpy(ep->pdata, pdata, (size_t)plen);
+		ep->pdata_len = plen;
+		ev.event_data.connect_event_data.private_data_size = plen;
+		ev.event_data.connect_event_data.private_data = ep->pdata;
+	}
+	dof_debug(DOFI_LOG, "EP %p: connection event %#x", (void *)ep,
+		  (unsigned)num);
+	(void)dofi_evd_post(ep->conn_evd, &ev);
+}
+
+/* End a connection (attempt) locally. ia->lock held. */
+static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
+			 const void *pdata, DAT_COUNT plen)
+{
+	atomic_store(&ep->state, DAT_EP_STATE_DISCONNECTED);
+	ep->deadline = 0;
+	ep->graceful = 0;
+	if (ep->fep != NULL && !ep->shutdown_sent) {
+		ep->shutdown_sent = 1;
+		/* tcp and sockets flush what is posted (FI_ECANCELED). */
+		(void)fi_shutdown(ep->fep, 0);
+	}
+	dofi_cm_event(ep, num, pdata, plen);
+}
+
+/* ---- active side --------------------------------------------------------------- */
+
+static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
+				  DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+				  DAT_COUNT plen, const void *pdata)
+{
+	dofi_ia_t *ia = ep->obj.ia;
+	unsigned char cm[DOFI_CM_HDR_SIZE + 256];
+	struct sockaddr_in dest = *dst;
+	struct fi_info *info;
+	size_t len;
+	int rc;
+
+	pthread_mutex_lock(&ia->lock);
+	if (atomic_load(&ep->state) != DAT_EP_STATE_UNCONNECTED ||
+	    ep->fep != NULL) {
+		pthread_mutex_unlock(&ia->lock);
+		return DAT_ERROR(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_EP_CONNECTED);
+	}
+	info = fi_dupinfo(ia->info);
+	if (info == NULL) {
+		pthread_mutex_unlock(&ia->lock);
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	}
+	dest.sin_port = htons((uint16_t)qual);
+	free(info->dest_addr);
+	info->dest_addr = malloc(sizeof(dest));
+	if (info->dest_addr == NULL) {
+		fi_freeinfo(info);
+		pthread_mutex_unlock(&ia->lock);
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	}
+	memcpy(info->dest_addr, &dest, sizeof(dest));
+	info->dest_addrlen = sizeof(dest);
+	if (dofi_ep_open_fep(ep, info) != DOF_OK) {
+		fi_freeinfo(info);
+		pthread_mutex_unlock(&ia->lock);
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	}
+	ep->info = info;
+	ep->shutdown_sent = 0;
+	ep->remote_addr = dest;
+	ep->remote_addr.sin_port = 0;
+	ep->remote_qual = qual;
+	ep->pdata_len = 0;
+	ep->deadline = timeout == DAT_TIMEOUT_INFINITE
+			       ? 0
+			       : dofi_now_ns() + (uint64_t)timeout * 1000;
+	atomic_store(&ep->state, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
+	len = dofi_cm_pack(cm, DOFI_CM_REQ, pdata, plen, ep);
+	rc = fi_connect(ep->fep, &dest, cm, len);
+	if (rc != 0) {
+		/* sockets refuses synchronously: still an event. */
+		DAT_EVENT_NUMBER num =
+			rc == -FI_EHOSTUNREACH || rc == -FI_ENETUNREACH ||
+					rc == -FI_ETIMEDOUT
+				? DAT_CONNECTION_EVENT_UNREACHABLE
+				: DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
+
+		dof_info(DOFI_LOG, "EP %p: fi_connect: %s", (void *)ep,
+			 fi_strerror(-rc));
+		if (rc == -FI_EINVAL) {
+			dofi_ep_close_fep(ep);
+			atomic_store(&ep->state, DAT_EP_STATE_UNCONNECTED);
+			pthread_mutex_unlock(&ia->lock);
+			return DAT_ERROR(DAT_INVALID_ADDRESS,
+					 DAT_INVALID_ADDRESS_MALFORMED);
+		}
+		dofi_cm_down(ep, num, NULL, 0);
+	}
+	pthread_mutex_unlock(&ia->lock);
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN dofi_cm_connect_args(dofi_ep_t *ep, DAT_TIMEOUT timeout,
+				       DAT_COUNT plen, const void *pdata,
+				       DAT_QOS qos)
+{
+	DAT_RETURN ret;
+
+	if (timeout == 0) {
+		dof_warn(DOFI_LOG, "dat_ep_connect: a timeout of 0 is invalid");
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	}
+	ret = dofi_cm_check_pdata(ep->obj.ia, plen, pdata, DAT_INVALID_ARG5);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	if (qos & ~(DAT_QOS)DAT_QOS_BEST_EFFORT) {
+		dof_info(DOFI_LOG, "dat_ep_connect: qos %#x cannot be given",
+			 (unsigned)qos);
+		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
+	}
+	if (ep->conn_evd == NULL) {
+		dof_warn(DOFI_LOG, "dat_ep_connect: the EP has no connection "
+				   "EVD");
+		return DAT_ERROR(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_EP_EVD_CONNECT);
+	}
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dofi_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
+			   DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+			   DAT_COUNT plen, const DAT_PVOID pdata, DAT_QOS qos,
+			   DAT_CONNECT_FLAGS flags)
+{
+	dofi_ep_t *ep = dofi_obj_get(h, DOFI_OBJ_EP, __func__);
+	struct sockaddr_in dst;
+	DAT_RETURN ret;
+
+	if (ep == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (addr == NULL || addr->sa_family != AF_INET) {
+		dof_warn(DOFI_LOG, "dat_ep_connect: the remote address must be "
+				   "AF_INET");
+		return DAT_ERROR(DAT_INVALID_ADDRESS,
+				 DAT_INVALID_ADDRESS_MALFORMED);
+	}
+	if (qual > 65535) {
+		dof_warn(DOFI_LOG, "dat_ep_connect: conn_qual %llu is not a "
+				   "port (0..65535) on this fabric",
+			 (unsigned long long)qual);
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	}
+	if (flags & (DAT_CONNECT_MULTIPATH_FLAG |
+		     DAT_CONNECT_MULTIPATH_REQUIRED_FLAG)) {
+		dof_info(DOFI_LOG, "dat_ep_connect: multipath is not offered");
+		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
+	}
+	if (flags & ~(DAT_CONNECT_FLAGS)(DAT_CONNECT_MULTIPATH_FLAG |
+					 DAT_CONNECT_MULTIPATH_REQUIRED_FLAG))
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
+	ret = dofi_cm_connect_args(ep, timeout, plen, pdata, qos);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	memcpy(&dst, addr, sizeof(dst));
+	return dofi_cm_connect(ep, &dst, qual, timeout, plen, pdata);
+}
+
+DAT_RETURN dofi_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
+			       DAT_TIMEOUT timeout, DAT_COUNT plen,
+			       const DAT_PVOID pdata, DAT_QOS qos)
+{
+	dofi_ep_t *ep = dofi_obj_get(h, DOFI_OBJ_EP, __func__);
+	dofi_ep_t *dup = dofi_obj_get(dup_h, DOFI_OBJ_EP, __func__);
+	struct sockaddr_in dst;
+	DAT_CONN_QUAL qual;
+	DAT_RETURN ret;
+
+	if (ep == NULL || dup == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	ret = dofi_cm_connect_args(ep, timeout, plen, pdata, qos);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	pthread_mutex_lock(&ep->obj.ia->lock);
+	if (atomic_load(&dup->state) != DAT_EP_STATE_CONNECTED) {
+		pthread_mutex_unlock(&ep->obj.ia->lock);
+		return DAT_ERROR(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_EP_UNCONNECTED);
+	}
+	dst = dup->remote_addr;
+	qual = dup->remote_qual;
+	pthread_mutex_unlock(&ep->obj.ia->lock);
+	return dofi_cm_connect(ep, &dst, qual, timeout, plen, pdata);
+}
+
+/* Request the shutdown once posted requests have completed. lock held. */
+static int dofi_cm_requests_done(dofi_ep_t *ep)
+{
+	/* Pull completions into the ring so the count is true. */
+	if (ep->req_evd != NULL)
+		dofi_evd_flush_cq(ep->req_evd);
+	return atomic_load(&ep->req_pool.used) == 0;
+}
+
+DAT_RETURN dofi_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
+{
+	dofi_ep_t *ep = dofi_obj_get(h, DOFI_OBJ_EP, __func__);
+	DAT_RETURN ret = DAT_SUCCESS;
+	dofi_ia_t *ia;
+
+	if (ep == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ia = ep->obj.ia;
+	pthread_mutex_lock(&ia->lock);
+	switch (atomic_load(&ep->state)) {
+	case DAT_EP_STATE_CONNECTED:
+		if (flags == DAT_CLOSE_GRACEFUL_FLAG &&
+		    !dofi_cm_requests_done(ep)) {
+			/* Outstanding requests finish first. */
+			atomic_store(&ep->state,
+				     DAT_EP_STATE_DISCONNECT_PENDING);
+			ep->graceful = 1;
+			ep->deadline = dofi_now_ns() + DOFI_GRACEFUL_NS;
+			break;
+		}
+		dofi_cm_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL, 0);
+		break;
+	case DAT_EP_STATE_DISCONNECT_PENDING:
+		if (flags == DAT_CLOSE_ABRUPT_FLAG)
+			dofi_cm_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
+				     NULL, 0);
+		break;
+	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
+	case DAT_EP_STATE_COMPLETION_PENDING:
+		/* Abort the establishment; posted receives are flushed. */
+		dofi_cm_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL, 0);
+		break;
+	case DAT_EP_STATE_DISCONNECTED:
+		break; /* no-op */
+	default:
+		dof_warn(DOFI_LOG, "dat_ep_disconnect: EP state %d allows no "
+				   "disconnect",
+			 (int)atomic_load(&ep->state));
+		ret = DAT_ERROR(DAT_INVALID_STATE,
+				DAT_INVALID_STATE_EP_UNCONNECTED);
+		break;
+	}
+	pthread_mutex_unlock(&ia->lock);
+	return ret;
+}
+
+void dofi_cm_check_timers(dofi_ia_t *ia)
+{
+	uint64_t now = dofi_now_ns();
+	dofi_list_t *e;
+
+	pthread_mutex_lock(&ia->lock);
+	for (e = ia->objs[DOFI_OBJ_EP].next; e != &ia->objs[DOFI_OBJ_EP];
+	     e = e->next) {
+		dofi_ep_t *ep = dofi_container_of(e, dofi_ep_t, obj.link);
+		DAT_EP_STATE s = atomic_load(&ep->state);
+
+		if (s == DAT_EP_STATE_DISCONNECT_PENDING && ep->graceful &&
+		    (dofi_cm_requests_done(ep) || now >= ep->deadline)) {
+			dofi_cm_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
+				     NULL, 0);
+		} else if (s == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
+			   ep->deadline != 0 && now >= ep->deadline) {
+			dof_info(DOFI_LOG, "EP %p: connect timed out",
+				 (void *)ep);
+			dofi_cm_down(ep, DAT_CONNECTION_EVENT_TIMED_OUT, NULL,
+				     0);
+		}
+	}
+	pthread_mutex_unlock(&ia->lock);
+}
+
+/* ---- service points --------------------------------------------------------------- */
+
+static dofi_sp_t *dofi_sp_find(dofi_ia_t *ia, DAT_CONN_QUAL qual)
+{
+	int t;
+
+	for (t = DOFI_OBJ_PSP; t <= DOFI_OBJ_RSP; t++) {
+		dofi_list_t *e;
+
+		for (e = ia->objs[t].next; e != &ia->objs[t]; e = e->next) {
+			dofi_sp_t *sp = dofi_container_of(e, dofi_sp_t,
+							  obj.link);
+
+			if (sp->qual == qual)
+				return sp;
+		}
+	}
+	return NULL;
+}
+
+/* Listen on port qual (0: any); the bound port in *qual. */
+static DAT_RETURN dofi_sp_listen(dofi_ia_t *ia, dofi_sp_t *sp,
+				 DAT_CONN_QUAL *qual)
+{
+	struct sockaddr_in addr = ia->addr;
+	struct fi_info *info;
+	size_t alen = sizeof(addr);
+	int rc;
+
+	info = fi_dupinfo(ia->info);
+	if (info == NULL)
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	addr.sin_port = htons((uint16_t)*qual);
+	free(info->src_addr);
+	info->src_addr = malloc(sizeof(addr));
+	if (info->src_addr == NULL) {
+		fi_freeinfo(info);
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	}
+	memcpy(info->src_addr, &addr, sizeof(addr));
+	info->src_addrlen = sizeof(addr);
+	rc = fi_passive_ep(ia->fabric, info, &sp->pep, sp);
+	fi_freeinfo(info);
+	if (rc == 0)
+		rc = fi_pep_bind(sp->pep, &ia->eq->fid, 0);
+	if (rc == 0)
+		rc = fi_listen(sp->pep);
+	if (rc == 0 && *qual == 0) {
+		rc = fi_getname(&sp->pep->fid, &addr, &alen);
+		*qual = ntohs(addr.sin_port);
+	}
+	if (rc != 0) {
+		if (sp->pep != NULL)
+			fi_close(&sp->pep->fid);
+		sp->pep = NULL;
+		dof_info(DOFI_LOG, "listening on conn_qual %llu: %s",
+			 (unsigned long long)*qual, fi_strerror(-rc));
+		return rc == -FI_EADDRINUSE || rc == -EADDRINUSE
+			       ? DAT_ERROR(DAT_CONN_QUAL_IN_USE, 0)
+			       : dofi_fi_to_dat(rc);
+	}
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN dofi_sp_create(dofi_ia_t *ia, dofi_obj_type_t type,
+				 DAT_CONN_QUAL *qual, DAT_EVD_HANDLE evd_h,
+				 DAT_PSP_FLAGS flags, dofi_ep_t *ep,
+				 dofi_sp_t **out)
+{
+	dofi_evd_t *evd = dofi_obj_get(evd_h, DOFI_OBJ_EVD, "dat_sp_create");
+	dofi_sp_t *sp;
+	DAT_RETURN ret;
+
+	if (evd == NULL || evd->obj.ia != ia || !(evd->flags & DAT_EVD_CR_FLAG))
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR);
+	if (*qual > 65535)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	sp = dofi_obj_alloc(ia, type, sizeof(*sp), ia->obj.provider);
+	if (sp == NULL)
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	pthread_mutex_lock(&ia->lock);
+	if (*qual != 0 && dofi_sp_find(ia, *qual) != NULL &&
+	    dofi_sp_find(ia, *qual) != sp) {
+		ret = DAT_ERROR(DAT_CONN_QUAL_IN_USE, 0);
+		goto err;
+	}
+	if (ep != NULL && (atomic_load(&ep->state) != DAT_EP_STATE_UNCONNECTED ||
+			   ep->sp != NULL)) {
+		ret = DAT_ERROR(DAT_INVALID_STATE,
+				DAT_INVALID_STATE_EP_CONNECTED);
+		goto err;
+	}
+	ret = dofi_sp_listen(ia, sp, qual);
+	if (ret != DAT_SUCCESS)
+		goto err;
+	sp->qual = *qual;
+	sp->evd = evd;
+	sp->flags = flags;
+	sp->ep = ep;
+	atomic_fetch_add(&evd->nref, 1);
+	if (ep != NULL) {
+		ep->sp = sp;
+		ep->local_qual = *qual;
+		atomic_store(&ep->state, DAT_EP_STATE_RESERVED);
+	}
+	pthread_mutex_unlock(&ia->lock);
+	*out = sp;
+	return DAT_SUCCESS;
+err:
+	dofi_obj_free(sp);
+	pthread_mutex_unlock(&ia->lock);
+	return ret;
+}
+
+DAT_RETURN dofi_psp_create(DAT_IA_HANDLE h, DAT_CONN_QUAL qual,
+			   DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
+			   DAT_PSP_HANDLE *out)
+{
+	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
+	dofi_sp_t *sp;
+	DAT_RETURN ret;
+
+	if (ia == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (out == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (flags != DAT_PSP_CONSUMER_FLAG && flags != DAT_PSP_PROVIDER_FLAG)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (qual == 0) {
+		dof_warn(DOFI_LOG, "dat_psp_create: conn_qual 0 is not a port; "
+				   "use dat_psp_create_any");
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	}
+	ret = dofi_sp_create(ia, DOFI_OBJ_PSP, &qual, evd, flags, NULL, &sp);
+	if (ret == DAT_SUCCESS)
+		*out = (DAT_PSP_HANDLE)sp;
+	return ret;
+}
+
+DAT_RETURN dofi_psp_create_any(DAT_IA_HANDLE h, DAT_CONN_QUAL *qual,
+			       DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
+			       DAT_PSP_HANDLE *out)
+{
+	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
+	DAT_CONN_QUAL q = 0;
+	dofi_sp_t *sp;
+	DAT_RETURN ret;
+
+	if (ia == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (qual == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (out == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (flags != DAT_PSP_CONSUMER_FLAG && flags != DAT_PSP_PROVIDER_FLAG)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	ret = dofi_sp_create(ia, DOFI_OBJ_PSP, &q, evd, flags, NULL, &sp);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	*qual = q;
+	*out = (DAT_PSP_HANDLE)sp;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dofi_psp_query(DAT_PSP_HANDLE h, DAT_PSP_PARAM_MASK mask,
+			  DAT_PSP_PARAM *p)
+{
+	dofi_sp_t *sp = dofi_obj_get(h, DOFI_OBJ_PSP, __func__);
+
+	if (sp == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP);
+	if (p == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	(void)mask;
+	p->ia_handle = dofi_ia_consumer_handle(sp->obj.ia);
+	p->conn_qual = sp->qual;
+	p->evd_handle = (DAT_EVD_HANDLE)sp->evd;
+	p->psp_flags = sp->flags;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dofi_rsp_create(DAT_IA_HANDLE h, DAT_CONN_QUAL qual,
+			   DAT_EP_HANDLE ep_h, DAT_EVD_HANDLE evd,
+			   DAT_RSP_HANDLE *out)
+{
+	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
+	dofi_ep_t *ep;
+	dofi_sp_t *sp;
+	DAT_RETURN ret;
+
+	if (ia == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	ep = dofi_obj_get(ep_h, DOFI_OBJ_EP, __func__);
+	if (ep == NULL || ep->obj.ia != ia)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (out == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (qual == 0)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ret = dofi_sp_create(ia, DOFI_OBJ_RSP, &qual, evd, 0, ep, &sp);
+	if (ret == DAT_SUCCESS)
+		*out = (DAT_RSP_HANDLE)sp;
+	return ret;
+}
+
+DAT_RETURN dofi_rsp_query(DAT_RSP_HANDLE h, DAT_RSP_PARAM_MASK mask,
+			  DAT_RSP_PARAM *p)
+{
+	dofi_sp_t *sp = dofi_obj_get(h, DOFI_OBJ_RSP, __func__);
+
+	if (sp == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP);
+	if (p == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	(void)mask;
+	p->ia_handle = dofi_ia_consumer_handle(sp->obj.ia);
+	p->conn_qual = sp->qual;
+	p->evd_handle = (DAT_EVD_HANDLE)sp->evd;
+	p->ep_handle = (DAT_EP_HANDLE)sp->ep;
+	return DAT_SUCCESS;
+}
+
+/* ia->lock held. */
+void dofi_cm_cr_destroy(dofi_cr_t *cr)
+{
+	if (cr->info != NULL) {
+		if (cr->sp != NULL && cr->sp->pep != NULL)
+			(void)fi_reject(cr->sp->pep, cr->info->handle, NULL, 0);
+		fi_freeinfo(cr->info);
+		cr->info = NULL;
+	}
+	if (cr->ep != NULL && cr->sp != NULL &&
+	    cr->sp->obj.type == DOFI_OBJ_PSP) {
+		/* A provider-made EP the consumer never accepted on. */
+		dofi_ep_t *ep = cr->ep;
+
+		cr->ep = NULL;
+		ep->cr = NULL;
+		dofi_ep_destroy(ep);
+	} else if (cr->ep != NULL) {
+		cr->ep->cr = NULL;
+		if (atomic_load(&cr->ep->state) ==
+		    DAT_EP_STATE_PASSIVE_CONNECTION_PENDING)
+			atomic_store(&cr->ep->state, DAT_EP_STATE_RESERVED);
+	}
+	if (cr->sp != NULL)
+		cr->sp->nref--;
+	dofi_obj_free(cr);
+}
+
+/* ia->lock held. */
+void dofi_cm_sp_destroy(dofi_sp_t *sp)
+{
+	dofi_ia_t *ia = sp->obj.ia;
+	dofi_list_t *e, *next;
+
+	for (e = ia->objs[DOFI_OBJ_CR].next; e != &ia->objs[DOFI_OBJ_CR];
+	     e = next) {
+		dofi_cr_t *cr = dofi_container_of(e, dofi_cr_t, obj.link);
+
+		next = e->next;
+		if (cr->sp == sp)
+			dofi_cm_cr_destroy(cr);
+	}
+	if (sp->pep != NULL)
+		fi_close(&sp->pep->fid);
+	if (sp->ep != NULL) {
+		if (atomic_load(&sp->ep->state) == DAT_EP_STATE_RESERVED)
+			atomic_store(&sp->ep->state, DAT_EP_STATE_UNCONNECTED);
+		if (sp->ep->sp == sp)
+			sp->ep->sp = NULL;
+	}
+	if (sp->evd != NULL)
+		atomic_fetch_sub(&sp->evd->nref, 1);
+	dofi_obj_free(sp);
+}
+
+static DAT_RETURN dofi_sp_free(DAT_HANDLE h, dofi_obj_type_t type,
+			       DAT_RETURN_SUBTYPE sub, const char *func)
+{
+	dofi_sp_t *sp = dofi_obj_get(h, type, func);
+	dofi_ia_t *ia;
+
+	if (sp == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, sub);
+	ia = sp->obj.ia;
+	pthread_mutex_lock(&ia->lock);
+	dofi_cm_sp_destroy(sp);
+	pthread_mutex_unlock(&ia->lock);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dofi_psp_free(DAT_PSP_HANDLE h)
+{
+	return dofi_sp_free(h, DOFI_OBJ_PSP, DAT_INVALID_HANDLE_PSP, __func__);
+}
+
+DAT_RETURN dofi_rsp_free(DAT_RSP_HANDLE h)
+{
+	return dofi_sp_free(h, DOFI_OBJ_RSP, DAT_INVALID_HANDLE_RSP, __func__);
+}
+
+/* ---- passive side ------------------------------------------------------------------ */
+
+static void dofi_cr_announce(dofi_cr_t *cr)
+{
+	dofi_sp_t *sp = cr->sp;
+	DAT_EVENT ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.event_number = DAT_CONNECTION_REQUEST_EVENT;
+	ev.evd_handle = (DAT_EVD_HANDLE)sp->evd;
+	if (sp->obj.type == DOFI_OBJ_RSP)
+		ev.event_data.cr_arrival_event_data.sp_handle.rsp_handle =
+			(DAT_RSP_HANDLE)sp;
+	else
+		ev.event_data.cr_arrival_event_data.sp_handle.psp_handle =
+			(DAT_PSP_HANDLE)sp;
+	ev.event_data.cr_arrival_event_data.local_ia_address_ptr =
+		(DAT_IA_ADDRESS_PTR)&sp->obj.ia->addr;
+	ev.event_data.cr_arrival_event_data.conn_qual = sp->qual;
+	ev.event_data.cr_arrival_event_data.cr_handle = (DAT_CR_HANDLE)cr;
+	ev.event_data.cr_arrival_event_data.truncate_flag = DAT_FALSE;
+	(void)dofi_evd_post(sp->evd, &ev);
+}
+
+/* FI_CONNREQ. ia->lock held. Takes ownership of info. */
+static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
+			    struct fi_info *info, const void *data,
+			    size_t len)
+{
+	const unsigned char *pdata;
+	DAT_COUNT plen;
+	dofi_cr_t *cr;
+	uint8_t type;
+
+	type = dofi_cm_unpack(data, len, &pdata, &plen);
+	if (type != DOFI_CM_REQ) {
+		dof_warn(DOFI_LOG, "conn_qual %llu: connection request "
+				   "without a valid dapl-ofi header (%zu "
+				   "bytes); rejected",
+			 (unsigned long long)sp->qual, len);
+		(void)fi_reject(sp->pep, info->handle, NULL, 0);
+		fi_freeinfo(info);
+		return;
+	}
+	cr = dofi_obj_alloc_locked(ia, DOFI_OBJ_CR, sizeof(*cr),
+				   ia->obj.provider);
+	if (cr == NULL) {
+		(void)fi_reject(sp->pep, info->handle, NULL, 0);
+		fi_freeinfo(info);
+		return;
+	}
+	cr->sp = sp;
+	cr->info = info;
+	sp->nref++;
+	memcpy(cr->pdata, pdata, (size_t)plen);
+	cr->pdata_len = plen;
+	cr->rdma_in = ((const unsigned char *)data)[4];
+	cr->rdma_out = ((const unsigned char *)data)[5];
+	if (info->dest_addr != NULL && info->dest_addrlen >= sizeof(cr->remote_addr) &&
+	    ((struct sockaddr *)info->dest_addr)->sa_family == AF_INET) {
+		memcpy(&cr->remote_addr, info->dest_addr,
+		       sizeof(cr->remote_addr));
+		cr->remote_port = ntohs(cr->remote_addr.sin_port);
+		cr->remote_addr.sin_port = 0;
+	} else {
+		cr->remote_addr.sin_family = AF_INET;
+	}
+	if (sp->obj.type == DOFI_OBJ_RSP && sp->ep != NULL) {
+		cr->ep = sp->ep;
+		sp->ep->cr = cr;
+		atomic_store(&sp->ep->state,
+			     DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
+	} else if (sp->flags == DAT_PSP_PROVIDER_FLAG) {
+		DAT_RETURN ret;
+		dofi_ep_t *ep;
+
+		pthread_mutex_unlock(&ia->lock);
+		ep = dofi_ep_alloc(ia, NULL, NULL, NULL, NULL, NULL, &ret);
+		pthread_mutex_lock(&ia->lock);
+		if (ep != NULL) {
+			cr->ep = ep;
+			ep->cr = cr;
+			atomic_store(&ep->state,
+				     DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING);
+		}
+	}
+	dof_debug(DOFI_LOG, "conn_qual %llu: connection request, %d bytes of "
+			    "private data",
+		  (unsigned long long)sp->qual, plen);
+	dofi_cr_announce(cr);
+}
+
+DAT_RETURN dofi_cr_query(DAT_CR_HANDLE h, DAT_CR_PARAM_MASK mask,
+			 DAT_CR_PARAM *p)
+{
+	dofi_cr_t *cr = dofi_obj_get(h, DOFI_OBJ_CR, __func__);
+
+	if (cr == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	if (p == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	(void)mask;
+	p->remote_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&cr->remote_addr;
+	p->remote_port_qual = cr->remote_port;
+	p->private_data_size = cr->pdata_len;
+	p->private_data = cr->pdata;
+	p->local_ep_handle = (DAT_EP_HANDLE)cr->ep;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
+			  const DAT_PVOID pdata)
+{
+	dofi_cr_t *cr = dofi_obj_get(h, DOFI_OBJ_CR, __func__);
+	unsigned char cm[DOFI_CM_HDR_SIZE + 256];
+	struct fi_info *info;
+	DAT_RETURN ret;
+	dofi_ia_t *ia;
+	dofi_ep_t *ep;
+	DAT_EP_STATE s;
+	size_t len;
+	int rc;
+
+	if (cr == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	ia = cr->obj.ia;
+	ret = dofi_cm_check_pdata(ia, plen, pdata, DAT_INVALID_ARG3);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	if (ep_h != DAT_HANDLE_NULL) {
+		ep = dofi_obj_get(ep_h, DOFI_OBJ_EP, __func__);
+		if (ep == NULL || ep->obj.ia != ia)
+			return DAT_ERROR(DAT_INVALID_HANDLE,
+					 DAT_INVALID_HANDLE_EP);
+	} else {
+		ep = cr->ep;
+		if (ep == NULL) {
+			dof_warn(DOFI_LOG, "dat_cr_accept: no EP given and "
+					   "none came with the request");
+			return DAT_ERROR(DAT_INVALID_PARAMETER,
+					 DAT_INVALID_ARG2);
+		}
+	}
+	pthread_mutex_lock(&ia->lock);
+	if (atomic_load(&cr->obj.magic) != DOFI_MAGIC_LIVE) {
+		pthread_mutex_unlock(&ia->lock);
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	}
+	if (cr->ep != NULL && ep != cr->ep &&
+	    cr->sp->obj.type == DOFI_OBJ_RSP) {
+		pthread_mutex_unlock(&ia->lock);
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	}
+	s = atomic_load(&ep->state);
+	if (!(s == DAT_EP_STATE_UNCONNECTED ||
+	      (ep == cr->ep &&
+	       (s == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING ||
+		s == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING))) ||
+	    ep->fep != NULL) {
+		pthread_mutex_unlock(&ia->lock);
+		return DAT_ERROR(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_EP_CONNECTED);
+	}
+	if (ep->conn_evd == NULL || ep->pz == NULL) {
+		pthread_mutex_unlock(&ia->lock);
+		dof_warn(DOFI_LOG, "dat_cr_accept: the EP needs a PZ and a "
+				   "connection EVD");
+		return DAT_ERROR(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_EP_NOTREADY);
+	}
+	info = cr->info;
+	cr->info = NULL;
+	if (dofi_ep_open_fep(ep, info) != DOF_OK) {
+		cr->info = info;
+		pthread_mutex_unlock(&ia->lock);
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	}
+	ep->info = info;
+	ep->shutdown_sent = 0;
+	ep->remote_addr = cr->remote_addr;
+	ep->remote_qual = cr->remote_port;
+	ep->local_qual = cr->sp->qual;
+	ep->pdata_len = 0;
+	ep->deadline = 0;
+	atomic_store(&ep->state, DAT_EP_STATE_COMPLETION_PENDING);
+	len = dofi_cm_pack(cm, DOFI_CM_REP, pdata, plen, ep);
+	rc = fi_accept(ep->fep, cm, len);
+	if (cr->ep == ep)
+		cr->ep = NULL;
+	ep->cr = NULL;
+	dofi_cm_cr_destroy(cr);
+	if (rc != 0) {
+		dof_info(DOFI_LOG, "EP %p: fi_accept: %s", (void *)ep,
+			 fi_strerror(-rc));
+		dofi_cm_down(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+			     NULL, 0);
+	}
+	pthread_mutex_unlock(&ia->lock);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dofi_cr_reject(DAT_CR_HANDLE h, DAT_COUNT plen,
+			  const DAT_PVOID pdata)
+{
+	dofi_cr_t *cr = dofi_obj_get(h, DOFI_OBJ_CR, __func__);
+	unsigned char cm[DOFI_CM_HDR_SIZE + 256];
+	DAT_RETURN ret;
+	dofi_ia_t *ia;
+	size_t len;
+
+	if (cr == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	ia = cr->obj.ia;
+	ret = dofi_cm_check_pdata(ia, plen, pdata, DAT_INVALID_ARG2);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	pthread_mutex_lock(&ia->lock);
+	if (atomic_load(&cr->obj.magic) != DOFI_MAGIC_LIVE) {
+		pthread_mutex_unlock(&ia->lock);
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	}
+	len = dofi_cm_pack(cm, DOFI_CM_REJ, pdata, plen, NULL);
+	if (cr->info != NULL) {
+		int rc = fi_reject(cr->sp->pep, cr->info->handle, cm, len);
+
+		if (rc != 0)
+			dof_info(DOFI_LOG, "fi_reject: %s", fi_strerror(-rc));
+		fi_freeinfo(cr->info);
+		cr->info = NULL;
+	}
+	dofi_cm_cr_destroy(cr);
+	pthread_mutex_unlock(&ia->lock);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
+{
+	dofi_cr_t *cr = dofi_obj_get(h, DOFI_OBJ_CR, __func__);
+	dofi_sp_t *to;
+	dofi_ia_t *ia;
+
+	if (cr == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	ia = cr->obj.ia;
+	pthread_mutex_lock(&ia->lock);
+	to = dofi_sp_find(ia, qual);
+	if (to == NULL || to == cr->sp) {
+		pthread_mutex_unlock(&ia->lock);
+		dof_warn(DOFI_LOG, "dat_cr_handoff: no other service point on "
+				   "conn_qual %llu",
+			 (unsigned long long)qual);
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	}
+	if (cr->ep != NULL && cr->sp->obj.type == DOFI_OBJ_PSP) {
+		dofi_ep_t *ep = cr->ep;
+
+		cr->ep = NULL;
+		ep->cr = NULL;
+		dofi_ep_destroy(ep);
+	} else if (cr->ep != NULL) {
+		atomic_store(&cr->ep->state, DAT_EP_STATE_RESERVED);
+		cr->ep->cr = NULL;
+		cr->ep = NULL;
+	}
+	/* The request stays bound to the first listener's libfabric pep. */
+	cr->sp->nref--;
+	{
+		dofi_sp_t *from = cr->sp;
+
+		cr->sp = to;
+		to->nref++;
+		if (to->obj.type == DOFI_OBJ_RSP && to->ep != NULL &&
+		    to->ep->cr == NULL) {
+			cr->ep = to->ep;
+			to->ep->cr = cr;
+			atomic_store(&to->ep->state,
+				     DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
+		}
+		(void)from;
+	}
+	dofi_cr_announce(cr);
+	pthread_mutex_unlock(&ia->lock);
+	return DAT_SUCCESS;
+}
+
+/* ---- EQ events ------------------------------------------------------------------------ */
+
+static dofi_ep_t *dofi_cm_ep_of(dofi_ia_t *ia, void *ctx, struct fid *fid)
+{
+	dofi_ep_t *ep = ctx;
+
+	if (ep == NULL || atomic_load(&ep->obj.magic) != DOFI_MAGIC_LIVE ||
+	    ep->obj.type != DOFI_OBJ_EP || ep->obj.ia != ia)
+		return NULL;
+	/* An event of an earlier connection on this EP. */
+	if (ep->fep == NULL || &ep->fep->fid != fid)
+		return NULL;
+	return ep;
+}
+
+static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
+			      size_t len)
+{
+	const unsigned char *pdata;
+	DAT_COUNT plen;
+	DAT_EP_STATE s = atomic_load(&ep->state);
+	size_t alen = sizeof(ep->local_addr);
+	uint8_t type;
+
+	if (s == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
+		type = dofi_cm_unpack(data, len, &pdata, &plen);
+		if (type != DOFI_CM_REP) {
+			dof_warn(DOFI_LOG, "EP %p: the peer accepted without a "
+					   "valid dapl-ofi header; "
+					   "disconnecting",
+				 (void *)ep);
+			dofi_cm_down(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+				     NULL, 0);
+			return;
+		}
+		(void)fi_getname(&ep->fep->fid, &ep->local_addr, &alen);
+		ep->local_qual = ntohs(ep->local_addr.sin_port);
+		ep->local_addr.sin_port = 0;
+		ep->deadline = 0;
+		atomic_store(&ep->state, DAT_EP_STATE_CONNECTED);
+		dofi_cm_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, pdata,
+			      plen);
+	} else if (s == DAT_EP_STATE_COMPLETION_PENDING) {
+		atomic_store(&ep->state, DAT_EP_STATE_CONNECTED);
+		dofi_cm_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, NULL, 0);
+	}
+	(void)ia;
+}
+
+static void dofi_cm_shutdown(dofi_ep_t *ep)
+{
+	switch (atomic_load(&ep->state)) {
+	case DAT_EP_STATE_CONNECTED:
+	case DAT_EP_STATE_DISCONNECT_PENDING:
+		ep->shutdown_sent = 1; /* the peer's; nothing to send */
+		dofi_cm_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL, 0);
+		break;
+	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
+		ep->shutdown_sent = 1;
+		dofi_cm_down(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL,
+			     0);
+		break;
+	case DAT_EP_STATE_COMPLETION_PENDING:
+		ep->shutdown_sent = 1;
+		dofi_cm_down(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+			     NULL, 0);
+		break;
+	default:
+		break; /* already down: our own disconnect, seen again */
+	}
+}
+
+static void dofi_cm_error(dofi_ia_t *ia, const struct fi_eq_err_entry *err)
+{
+	const unsigned char *pdata;
+	DAT_COUNT plen;
+	dofi_ep_t *ep = dofi_cm_ep_of(ia, err->context, err->fid);
+	uint8_t type;
+
+	if (ep == NULL) {
+		dof_debug(DOFI_LOG, "EQ error %d for an object that is gone",
+			  err->err);
+		return;
+	}
+	switch (atomic_load(&ep->state)) {
+	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
+		ep->shutdown_sent = 1;
+		if (err->err == ETIMEDOUT || err->err == EHOSTUNREACH ||
+		    err->err == ENETUNREACH || err->err == FI_ETIMEDOUT ||
+		    err->err == FI_EHOSTUNREACH) {
+			dofi_cm_down(ep, DAT_CONNECTION_EVENT_UNREACHABLE,
+				     NULL, 0);
+			break;
+		}
+		type = dofi_cm_unpack(err->err_data, err->err_data_size,
+				      &pdata, &plen);
+		if (type == DOFI_CM_REJ)
+			dofi_cm_down(ep, DAT_CONNECTION_EVENT_PEER_REJECTED,
+				     pdata, plen);
+		else
+			dofi_cm_down(ep,
+				     DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+				     NULL, 0);
+		break;
+	case DAT_EP_STATE_COMPLETION_PENDING:
+		ep->shutdown_sent = 1;
+		dofi_cm_down(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+			     NULL, 0);
+		break;
+	case DAT_EP_STATE_CONNECTED:
+	case DAT_EP_STATE_DISCONNECT_PENDING:
+		dof_info(DOFI_LOG, "EP %p: connection broken: %s", (void *)ep,
+			 fi_strerror(err->err));
+		ep->shutdown_sent = 1;
+		dofi_cm_down(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+void dofi_cm_progress(dofi_ia_t *ia)
+{
+	/* fi_eq_cm_entry, then the CM data libfabric carries. */
+	union {
+		struct fi_eq_cm_entry cm;
+		unsigned char raw[sizeof(struct fi_eq_cm_entry) + 512];
+	} buf;
+	uint32_t event;
+	ssize_t rc;
+
+	if (pthread_mutex_trylock(&ia->eq_lock) != 0)
+		return; /* another thread is reading it */
+	for (;;) {
+		rc = fi_eq_read(ia->eq, &event, &buf, sizeof(buf), 0);
+		if (rc == -FI_EAVAIL) {
+			struct fi_eq_err_entry err;
+
+			memset(&err, 0, sizeof(err));
+			if (fi_eq_readerr(ia->eq, &err, 0) < 0)
+				break;
+			pthread_mutex_lock(&ia->lock);
+			dofi_cm_error(ia, &err);
+			pthread_mutex_unlock(&ia->lock);
+			continue;
+		}
+		if (rc < 0)
+			break;
+		if ((size_t)rc < sizeof(buf.cm)) {
+			dof_warn(DOFI_LOG, "short EQ entry (%zd bytes)", rc);
+			continue;
+		}
+		pthread_mutex_lock(&ia->lock);
+		switch (event) {
+		case FI_CONNREQ: {
+			dofi_sp_t *sp = buf.cm.fid ? buf.cm.fid->context : NULL;
+
+			if (sp == NULL ||
+			    atomic_load(&sp->obj.magic) != DOFI_MAGIC_LIVE ||
+			    (sp->obj.type != DOFI_OBJ_PSP &&
+			     sp->obj.type != DOFI_OBJ_RSP) ||
+			    sp->pep == NULL) {
+				fi_freeinfo(buf.cm.info);
+				break;
+			}
+			dofi_cm_connreq(ia, sp, buf.cm.info, buf.cm.data,
+					(size_t)rc - sizeof(buf.cm));
+			break;
+		}
+		case FI_CONNECTED: {
+			dofi_ep_t *ep = dofi_cm_ep_of(ia, buf.cm.fid->context,
+						      buf.cm.fid);
+
+			if (ep != NULL)
+				dofi_cm_connected(ia, ep, buf.cm.data,
+						  (size_t)rc - sizeof(buf.cm));
+			break;
+		}
+		case FI_SHUTDOWN: {
+			dofi_ep_t *ep = dofi_cm_ep_of(ia, buf.cm.fid->context,
+						      buf.cm.fid);
+
+			if (ep != NULL)
+				dofi_cm_shutdown(ep);
+			break;
+		}
+		default:
+			dof_debug(DOFI_LOG, "EQ event %u ignored", event);
+			break;
+		}
+		pthread_mutex_unlock(&ia->lock);
+	}
+	pthread_mutex_unlock(&ia->eq_lock);
+	dofi_cm_check_timers(ia);
+}
+
+/* EP free/reset, IA close. ia->lock held. */
+void dofi_cm_ep_teardown(dofi_ep_t *ep)
+{
+	if (ep->cr != NULL) {
+		dofi_cr_t *cr = ep->cr;
+
+		ep->cr = NULL;
+		if (cr->ep == ep)
+			cr->ep = NULL;
+	}
+	if (ep->sp != NULL) {
+		if (ep->sp->ep == ep)
+			ep->sp->ep = NULL;
+		ep->sp = NULL;
+	}
+	if (ep->fep != NULL) {
+		dofi_ep_close_fep(ep);
+		/* Completions of this EP, before its contexts go. */
+		if (ep->recv_evd != NULL)
+			dofi_evd_flush_cq(ep->recv_evd);
+		if (ep->req_evd != NULL && ep->req_evd != ep->recv_evd)
+			dofi_evd_flush_cq(ep->req_evd);
+	}
+	ep->shutdown_sent = 0;
+	ep->deadline = 0;
+	ep->graceful = 0;
+}

@@ -1,0 +1,557 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 dapl-ofi developers */
+/*
+ * Data transfer: posts and completions. The data path takes no lock of
+ * ours, makes no allocation and no system call: operation contexts come
+ * from per-EP lock-free pools sized by max_request_dtos / max_recv_dtos,
+ * segments are checked against the LMR table (lock-free) and handed to
+ * libfabric with their descriptors.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dofi.h"
+
+#define DOFI_EAGAIN_RETRIES 1000
+
+/* ---- the op pool ---------------------------------------------------------- */
+
+dof_status_t dofi_pool_init(dofi_pool_t *pool, uint32_t size)
+{
+	uint32_t i;
+
+	memset(pool, 0, sizeof(*pool));
+	pool->ops = calloc(size ? size : 1, sizeof(dofi_op_t));
+	if (pool->ops == NULL)
+		return DOF_ERR_NO_MEMORY;
+	pool->size = size;
+	for (i = 0; i < size; i++)
+		pool->ops[i].next = i + 1 < size ? i + 1 : DOFI_POOL_NONE;
+	atomic_store(&pool->head, size ? 0 : DOFI_POOL_NONE);
+	return DOF_OK;
+}
+
+void dofi_pool_fini(dofi_pool_t *pool)
+{
+	free(pool->ops);
+	memset(pool, 0, sizeof(*pool));
+}
+
+dofi_op_t *dofi_pool_get(dofi_pool_t *pool)
+{
+	uint64_t old = atomic_load_explicit(&pool->head, memory_order_acquire);
+	uint64_t new;
+	uint32_t idx;
+
+	do {
+		idx = (uint32_t)old;
+		if (idx == DOFI_POOL_NONE)
+			return NULL;
+		new = ((old >> 32) + 1) << 32 |
+		      __atomic_load_n(&pool->ops[idx].next, __ATOMIC_RELAXED);
+	} while (!atomic_compare_exchange_weak_explicit(
+		&pool->head, &old, new, memory_order_acq_rel,
+		memory_order_acquire));
+	atomic_fetch_add_explicit(&pool->used, 1, memory_order_relaxed);
+	return &pool->ops[idx];
+}
+
+void dofi_pool_put(dofi_pool_t *pool, dofi_op_t *op)
+{
+	uint32_t idx = (uint32_t)(op - pool->ops);
+	uint64_t old = atomic_load_explicit(&pool->head, memory_order_acquire);
+	uint64_t new;
+
+	do {
+		__atomic_store_n(&op->next, (uint32_t)old, __ATOMIC_RELAXED);
+		new = ((old >> 32) + 1) << 32 | idx;
+	} while (!atomic_compare_exchange_weak_explicit(
+		&pool->head, &old, new, memory_order_acq_rel,
+		memory_order_acquire));
+	atomic_fetch_sub_explicit(&pool->used, 1, memory_order_relaxed);
+}
+
+/* ---- completions ------------------------------------------------------------ */
+
+static DAT_DTOS dofi_dto_op(uint8_t type)
+{
+	switch (type) {
+	case DOFI_OP_SEND:
+		return DAT_DTO_SEND;
+	case DOFI_OP_RECV:
+		return DAT_DTO_RECEIVE;
+	case DOFI_OP_WRITE:
+		return DAT_DTO_RDMA_WRITE;
+	default:
+		return DAT_DTO_RDMA_READ;
+	}
+}
+
+static void dofi_dto_fill(DAT_EVENT *ev, dofi_evd_t *evd, dofi_op_t *op,
+			  DAT_DTO_COMPLETION_STATUS status,
+			  DAT_SEG_LENGTH len)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d = &ev->event_data.dto_completion_event_data;
+
+	ev->event_number = DAT_DTO_COMPLETION_EVENT;
+	ev->evd_handle = (DAT_EVD_HANDLE)evd;
+	d->ep_handle = (DAT_EP_HANDLE)op->ep;
+	d->user_cookie = op->cookie;
+	d->status = status;
+	d->transfered_length = len;
+	d->operation = dofi_dto_op(op->type);
+	d->rmr_context = 0;
+}
+
+static void dofi_op_release(dofi_op_t *op)
+{
+	dofi_ep_t *ep = op->ep;
+
+	dofi_pool_put(op->type == DOFI_OP_RECV ? &ep->recv_pool
+					       : &ep->req_pool,
+		      op);
+}
+
+int dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
+		      dofi_evd_t *evd)
+{
+	dofi_op_t *op = entry->op_context;
+	int suppress;
+
+	/* Ours only; and each op is reported once (a flush may race). */
+	if (op == NULL || atomic_exchange(&op->posted, 0) == 0)
+		return 1;
+	suppress = op->suppress;
+	if (!suppress)
+		dofi_dto_fill(ev, evd, op, DAT_DTO_SUCCESS,
+			      op->type == DOFI_OP_RECV ? entry->len : op->len);
+	dofi_op_release(op);
+	return suppress;
+}
+
+static DAT_DTO_COMPLETION_STATUS dofi_dto_status(int err, uint8_t type)
+{
+	switch (err) {
+	case FI_ECANCELED:
+		return DAT_DTO_ERR_FLUSHED;
+	case FI_ETRUNC:
+	case FI_EMSGSIZE:
+	case FI_ETOOSMALL:
+		return DAT_DTO_ERR_LOCAL_LENGTH;
+	case FI_EACCES:
+	case FI_EPERM:
+	case FI_EKEYREJECTED:
+	case FI_EINVAL:
+		return type == DOFI_OP_WRITE || type == DOFI_OP_READ
+			       ? DAT_DTO_ERR_REMOTE_ACCESS
+			       : DAT_DTO_ERR_LOCAL_PROTECTION;
+	case FI_ENOMSG:
+		return DAT_DTO_ERR_RECEIVER_NOT_READY;
+	default:
+		return DAT_DTO_ERR_TRANSPORT;
+	}
+}
+
+int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
+			  dofi_evd_t *evd)
+{
+	dofi_op_t *op = err->op_context;
+	DAT_DTO_COMPLETION_STATUS st;
+
+	if (op == NULL || atomic_exchange(&op->posted, 0) == 0)
+		return 1;
+	st = dofi_dto_status(err->err, op->type);
+	if (st != DAT_DTO_ERR_FLUSHED)
+		dof_info(DOFI_LOG, "EP %p: %s completed with %s (prov_errno "
+				   "%d)",
+			 (void *)op->ep,
+			 op->type == DOFI_OP_RECV ? "receive" : "request",
+			 fi_strerror(err->err), err->prov_errno);
+	dofi_dto_fill(ev, evd, op, st, err->len);
+	dofi_op_release(op);
+	return 0;
+}
+
+/* A completion with an error the provider detected itself. */
+static DAT_RETURN dofi_dto_fail(dofi_ep_t *ep, dofi_evd_t *evd,
+				uint8_t type, DAT_DTO_COOKIE cookie,
+				DAT_DTO_COMPLETION_STATUS status)
+{
+	dofi_op_t op = {.ep = ep, .cookie = cookie, .type = type};
+	DAT_EVENT ev;
+
+	if (evd == NULL)
+		return DAT_SUCCESS;
+	memset(&ev, 0, sizeof(ev));
+	dofi_dto_fill(&ev, evd, &op, status, 0);
+	(void)dofi_evd_post(evd, &ev);
+	return DAT_SUCCESS;
+}
+
+/* ---- segments --------------------------------------------------------------- */
+
+/*
+ * Check the consumer's triplets and build the iov/desc arrays. Returns
+ * DAT_SUCCESS, a synchronous error, or sets *status for an error that is
+ * reported as a completion (local protection), as hardware would.
+ */
+static DAT_RETURN dofi_segs(dofi_ep_t *ep, DAT_COUNT nseg,
+			    const DAT_LMR_TRIPLET *segs, DAT_COUNT max_iov,
+			    DAT_MEM_PRIV_FLAGS need, struct iovec *iov,
+			    void **desc, size_t *count, DAT_SEG_LENGTH *total,
+			    DAT_DTO_COMPLETION_STATUS *status)
+{
+	dofi_ia_t *ia = ep->obj.ia;
+	DAT_COUNT i;
+	size_t n = 0;
+	uint64_t sum = 0;
+
+	if (nseg < 0 || nseg > max_iov || (nseg > 0 && segs == NULL))
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	*status = DAT_DTO_SUCCESS;
+	for (i = 0; i < nseg; i++) {
+		const DAT_LMR_TRIPLET *t = &segs[i];
+		dofi_lmr_t *lmr;
+
+		if (t->segment_length == 0)
+			continue;
+		lmr = dofi_lmr_lookup(ia, t->lmr_context);
+		if (lmr == NULL || lmr->pz != ep->pz ||
+		    (lmr->priv & need) != need ||
+		    t->virtual_address < lmr->base ||
+		    t->segment_length > lmr->length ||
+		    t->virtual_address - lmr->base >
+			    lmr->length - t->segment_length) {
+			dof_info(DOFI_LOG,
+				 "EP %p: segment %d (lmr_context %#x, %#llx+%llu) "
+				 "%s: local protection error",
+				 (void *)ep, i, t->lmr_context,
+				 (unsigned long long)t->virtual_address,
+				 (unsigned long long)t->segment_length,
+				 lmr == NULL		 ? "names no LMR"
+				 : lmr->pz != ep->pz	 ? "is in another PZ"
+				 : (lmr->priv & need) != need
+					 ? "lacks the local right"
+					 : "is outside its LMR");
+			*status = DAT_DTO_ERR_LOCAL_PROTECTION;
+			return DAT_SUCCESS;
+		}
+		iov[n].iov_base = (void *)(uintptr_t)t->virtual_address;
+		iov[n].iov_len = t->segment_length;
+		desc[n] = lmr->desc;
+		sum += t->segment_length;
+		n++;
+	}
+	*count = n;
+	*total = sum;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN dofi_post_flags_ok(DAT_COMPLETION_FLAGS flags)
+{
+	if (flags & ~(DAT_COMPLETION_FLAGS)(DAT_COMPLETION_SUPPRESS_FLAG |
+					    DAT_COMPLETION_SOLICITED_WAIT_FLAG |
+					    DAT_COMPLETION_UNSIGNALLED_FLAG |
+					    DAT_COMPLETION_BARRIER_FENCE_FLAG |
+					    DAT_COMPLETION_EVD_THRESHOLD_FLAG))
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	return DAT_SUCCESS;
+}
+
+static int dofi_suppress(const dofi_ep_t *ep, DAT_COMPLETION_FLAGS flags,
+			 int recv)
+{
+	DAT_COMPLETION_FLAGS ep_flags = recv ? ep->attr.recv_completion_flags
+					     : ep->attr.request_completion_flags;
+
+	if (flags & DAT_COMPLETION_SUPPRESS_FLAG)
+		return 1;
+	return (flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
+	       (ep_flags & DAT_COMPLETION_UNSIGNALLED_FLAG);
+}
+
+/* Drive progress while libfabric's queue is full, then give up. */
+static ssize_t dofi_retry_eagain(dofi_ep_t *ep, dofi_evd_t *evd, ssize_t rc)
+{
+	(void)ep;
+	if (rc == -FI_EAGAIN && evd != NULL && evd->cq != NULL)
+		(void)fi_cq_read(evd->cq, NULL, 0);
+	return rc;
+}
+
+static DAT_RETURN dofi_post_request(DAT_EP_HANDLE h, uint8_t type,
+				    DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
+				    DAT_DTO_COOKIE cookie,
+				    const DAT_RMR_TRIPLET *remote,
+				    DAT_COMPLETION_FLAGS flags)
+{
+	dofi_ep_t *ep = dofi_obj_fast(h, DOFI_OBJ_EP);
+	struct iovec iov[DOFI_MAX_IOV];
+	void *desc[DOFI_MAX_IOV];
+	DAT_DTO_COMPLETION_STATUS st;
+	DAT_SEG_LENGTH total = 0;
+	struct fi_rma_iov rma;
+	size_t count = 0;
+	DAT_COUNT max_iov;
+	dofi_op_t *op;
+	DAT_RETURN ret;
+	ssize_t rc;
+	int tries;
+
+	if (ep == NULL) {
+		(void)dofi_obj_get(h, DOFI_OBJ_EP, "dat_ep_post");
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	}
+	ret = dofi_post_flags_ok(flags);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	if (atomic_load_explicit(&ep->state, memory_order_acquire) !=
+		    DAT_EP_STATE_CONNECTED ||
+	    ep->fep == NULL)
+		return DAT_ERROR(DAT_INVALID_STATE,
+				 atomic_load(&ep->state) ==
+						 DAT_EP_STATE_DISCONNECT_PENDING
+					 ? DAT_INVALID_STATE_EP_DISCPENDING
+					 : DAT_INVALID_STATE_EP_UNCONNECTED);
+	max_iov = type == DOFI_OP_SEND	  ? ep->attr.max_request_iov
+		  : type == DOFI_OP_WRITE ? ep->attr.max_rdma_write_iov
+					  : ep->attr.max_rdma_read_iov;
+	if (max_iov > DOFI_MAX_IOV)
+		max_iov = DOFI_MAX_IOV;
+	ret = dofi_segs(ep, nseg, segs, max_iov,
+			/* Local read is implied, as on InfiniBand. */
+			type == DOFI_OP_READ ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG
+					     : DAT_MEM_PRIV_NONE_FLAG,
+			iov, desc, &count, &total, &st);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	if (st != DAT_DTO_SUCCESS)
+		return dofi_dto_fail(ep, ep->req_evd, type, cookie, st);
+	/*
+	 * Limits are the IA's: OFED's consumers often leave the EP's sizes
+	 * at small or zero values they never meant as a limit.
+	 */
+	if (type == DOFI_OP_SEND &&
+	    total > ep->obj.ia->ia_attr.max_message_size)
+		return DAT_ERROR(DAT_LENGTH_ERROR, 0);
+	if (type != DOFI_OP_SEND) {
+		if (remote == NULL)
+			return DAT_ERROR(DAT_INVALID_PARAMETER,
+					 DAT_INVALID_ARG5);
+		/*
+		 * The local segments give the length; the remote triplet's
+		 * segment_length is not checked (OFED and IB ignore it), the
+		 * target's memory region bounds the access.
+		 */
+		if (total > ep->obj.ia->ia_attr.max_rdma_size)
+			return DAT_ERROR(DAT_LENGTH_ERROR, 0);
+		rma.addr = remote->virtual_address;
+		rma.len = total;
+		rma.key = remote->rmr_context;
+	}
+
+	op = dofi_pool_get(&ep->req_pool);
+	if (op == NULL)
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	op->cookie = cookie;
+	op->len = total;
+	op->type = type;
+	op->suppress = (uint8_t)dofi_suppress(ep, flags, 0);
+	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
+
+	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
+		if (type == DOFI_OP_SEND) {
+			struct fi_msg msg = {
+				.msg_iov = iov,
+				.desc = desc,
+				.iov_count = count,
+				.context = op,
+			};
+
+			rc = fi_sendmsg(ep->fep, &msg, FI_COMPLETION);
+		} else {
+			struct fi_msg_rma msg = {
+				.msg_iov = iov,
+				.desc = desc,
+				.iov_count = count,
+				.rma_iov = &rma,
+				.rma_iov_count = 1,
+				.context = op,
+			};
+
+			rc = type == DOFI_OP_WRITE
+				     ? fi_writemsg(ep->fep, &msg, FI_COMPLETION)
+				     : fi_readmsg(ep->fep, &msg, FI_COMPLETION);
+		}
+		if (dofi_retry_eagain(ep, ep->req_evd, rc) != -FI_EAGAIN)
+			break;
+	}
+	if (rc != 0) {
+		atomic_store(&op->posted, 0);
+		dofi_pool_put(&ep->req_pool, op);
+		dof_info(DOFI_LOG, "EP %p: post failed: %s", (void *)ep,
+			 fi_strerror((int)-rc));
+		return dofi_fi_to_dat((int)rc);
+	}
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dofi_ep_post_send(DAT_EP_HANDLE h, DAT_COUNT nseg,
+			     DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
+			     DAT_COMPLETION_FLAGS flags)
+{
+	return dofi_post_request(h, DOFI_OP_SEND, nseg, segs, cookie, NULL,
+				 flags);
+}
+
+DAT_RETURN dofi_ep_post_rdma_write(DAT_EP_HANDLE h, DAT_COUNT nseg,
+				   DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
+				   const DAT_RMR_TRIPLET *remote,
+				   DAT_COMPLETION_FLAGS flags)
+{
+	return dofi_post_request(h, DOFI_OP_WRITE, nseg, segs, cookie, remote,
+				 flags);
+}
+
+DAT_RETURN dofi_ep_post_rdma_read(DAT_EP_HANDLE h, DAT_COUNT nseg,
+				  DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
+				  const DAT_RMR_TRIPLET *remote,
+				  DAT_COMPLETION_FLAGS flags)
+{
+	return dofi_post_request(h, DOFI_OP_READ, nseg, segs, cookie, remote,
+				 flags);
+}
+
+static ssize_t dofi_recv_post(dofi_ep_t *ep, dofi_op_t *op)
+{
+	struct fi_msg msg = {
+		.msg_iov = op->iov,
+		.desc = op->desc,
+		.iov_count = op->iov_count,
+		.context = op,
+	};
+	ssize_t rc;
+	int tries;
+
+	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
+		rc = fi_recvmsg(ep->fep, &msg, FI_COMPLETION);
+		if (dofi_retry_eagain(ep, ep->recv_evd, rc) != -FI_EAGAIN)
+			break;
+	}
+	return rc;
+}
+
+DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
+			     DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
+			     DAT_COMPLETION_FLAGS flags)
+{
+	dofi_ep_t *ep = dofi_obj_fast(h, DOFI_OBJ_EP);
+	DAT_DTO_COMPLETION_STATUS st;
+	DAT_SEG_LENGTH total = 0;
+	DAT_EP_STATE state;
+	size_t count = 0;
+	dofi_op_t *op;
+	DAT_RETURN ret;
+	ssize_t rc;
+
+	if (ep == NULL) {
+		(void)dofi_obj_get(h, DOFI_OBJ_EP, __func__);
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	}
+	ret = dofi_post_flags_ok(flags);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	state = atomic_load_explicit(&ep->state, memory_order_acquire);
+	if (state == DAT_EP_STATE_DISCONNECTED ||
+	    state == DAT_EP_STATE_DISCONNECT_PENDING)
+		return DAT_ERROR(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_EP_DISCONNECTED);
+	op = dofi_pool_get(&ep->recv_pool);
+	if (op == NULL)
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	ret = dofi_segs(ep, nseg, segs,
+			ep->attr.max_recv_iov < DOFI_MAX_IOV
+				? ep->attr.max_recv_iov
+				: DOFI_MAX_IOV,
+			DAT_MEM_PRIV_LOCAL_WRITE_FLAG, op->iov, op->desc,
+			&count, &total, &st);
+	if (ret != DAT_SUCCESS || st != DAT_DTO_SUCCESS) {
+		dofi_pool_put(&ep->recv_pool, op);
+		if (ret != DAT_SUCCESS)
+			return ret;
+		return dofi_dto_fail(ep, ep->recv_evd, DOFI_OP_RECV, cookie,
+				     st);
+	}
+	op->iov_count = (uint32_t)count;
+	op->cookie = cookie;
+	op->len = total;
+	op->type = DOFI_OP_RECV;
+	op->suppress = (uint8_t)dofi_suppress(ep, flags, 1);
+	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
+
+	if (ep->fep == NULL) {
+		dofi_ia_t *ia = ep->obj.ia;
+
+		/* No libfabric endpoint yet: queue, in order. */
+		pthread_mutex_lock(&ia->lock);
+		if (ep->fep == NULL) {
+			uint32_t idx = (uint32_t)(op - ep->recv_pool.ops);
+
+			op->next = DOFI_POOL_NONE;
+			if (ep->pend_tail == DOFI_POOL_NONE)
+				ep->pend_head = idx;
+			else
+				ep->recv_pool.ops[ep->pend_tail].next = idx;
+			ep->pend_tail = idx;
+			pthread_mutex_unlock(&ia->lock);
+			return DAT_SUCCESS;
+		}
+		pthread_mutex_unlock(&ia->lock);
+	}
+	rc = dofi_recv_post(ep, op);
+	if (rc != 0) {
+		atomic_store(&op->posted, 0);
+		dofi_pool_put(&ep->recv_pool, op);
+		dof_info(DOFI_LOG, "EP %p: receive post failed: %s",
+			 (void *)ep, fi_strerror((int)-rc));
+		return dofi_fi_to_dat((int)rc);
+	}
+	return DAT_SUCCESS;
+}
+
+dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep)
+{
+	while (ep->pend_head != DOFI_POOL_NONE) {
+		dofi_op_t *op = &ep->recv_pool.ops[ep->pend_head];
+		uint32_t next = op->next;
+
+		if (dofi_recv_post(ep, op) != 0)
+			return DOF_ERR_IO;
+		ep->pend_head = next;
+		if (next == DOFI_POOL_NONE)
+			ep->pend_tail = DOFI_POOL_NONE;
+	}
+	return DOF_OK;
+}
+
+void dofi_dto_flush_queued(dofi_ep_t *ep)
+{
+	while (ep->pend_head != DOFI_POOL_NONE) {
+		dofi_op_t *op = &ep->recv_pool.ops[ep->pend_head];
+		DAT_EVENT ev;
+
+		ep->pend_head = op->next;
+		if (atomic_exchange(&op->posted, 0) == 0)
+			continue;
+		if (ep->recv_evd != NULL) {
+			memset(&ev, 0, sizeof(ev));
+			dofi_dto_fill(&ev, ep->recv_evd, op,
+				      DAT_DTO_ERR_FLUSHED, 0);
+			(void)dofi_evd_post(ep->recv_evd, &ev);
+		}
+		dofi_pool_put(&ep->recv_pool, op);
+	}
+	ep->pend_tail = DOFI_POOL_NONE;
+}

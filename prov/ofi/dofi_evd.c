@@ -1,0 +1,842 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 dapl-ofi developers */
+/*
+ * EVDs and CNOs.
+ *
+ * An EVD is a ring of DAT_EVENTs (connection, CR, RMR bind, software and
+ * async events, and completions pulled ahead by a threshold wait) plus,
+ * for DTO streams, a libfabric CQ. dat_evd_dequeue takes the ring first,
+ * then reads the CQ directly: on the common path (empty ring) it costs one
+ * atomic load and one fi_cq_read, no lock of ours. Posting an event moves
+ * the CQ's completions into the ring first, so completions that happened
+ * before a disconnect are seen before it.
+ *
+ * Waiting blocks in poll() on the CQ's FI_WAIT_FD fd (after fi_trywait)
+ * and on an eventfd that event posters write. A CNO is an eventfd too.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "dofi.h"
+
+#define DOFI_CQ_BATCH 16
+#define DOFI_WAIT_SLICE_MS 10
+
+static uint32_t dofi_pow2(uint32_t n)
+{
+	uint32_t c = 8;
+
+	while (c < n)
+		c <<= 1;
+	return c;
+}
+
+static void dofi_efd_signal(int fd)
+{
+	uint64_t one = 1;
+
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		dof_debug(DOFI_LOG, "eventfd write: %s", strerror(errno));
+}
+
+static void dofi_efd_drain(int fd)
+{
+	uint64_t v;
+
+	if (fd >= 0 && read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		dof_debug(DOFI_LOG, "eventfd read: %s", strerror(errno));
+}
+
+/* ---- the ring (evd->lock held) -------------------------------------------- */
+
+static dof_status_t dofi_ring_grow(dofi_evd_t *evd, uint32_t want)
+{
+	uint32_t cap = dofi_pow2(want), i, n;
+	DAT_EVENT *ring;
+
+	if (cap <= evd->cap)
+		return DOF_OK;
+	ring = malloc(cap * sizeof(*ring));
+	if (ring == NULL)
+		return DOF_ERR_NO_MEMORY;
+	n = atomic_load(&evd->count);
+	for (i = 0; i < n; i++)
+		ring[i] = evd->ring[(evd->head + i) & (evd->cap - 1)];
+	free(evd->ring);
+	evd->ring = ring;
+	evd->cap = cap;
+	evd->head = 0;
+	return DOF_OK;
+}
+
+static dof_status_t dofi_ring_push(dofi_evd_t *evd, const DAT_EVENT *ev)
+{
+	uint32_t n = atomic_load(&evd->count);
+
+	if (n == evd->cap && dofi_ring_grow(evd, evd->cap * 2) != DOF_OK)
+		return DOF_ERR_NO_MEMORY;
+	evd->ring[(evd->head + n) & (evd->cap - 1)] = *ev;
+	atomic_store(&evd->count, n + 1);
+	return DOF_OK;
+}
+
+static int dofi_ring_pop(dofi_evd_t *evd, DAT_EVENT *ev)
+{
+	uint32_t n = atomic_load(&evd->count);
+
+	if (n == 0)
+		return 0;
+	*ev = evd->ring[evd->head];
+	evd->head = (evd->head + 1) & (evd->cap - 1);
+	atomic_store(&evd->count, n - 1);
+	return 1;
+}
+
+/*
+ * Move completions from the CQ into the ring until it holds `limit`
+ * events or the CQ is empty. Returns how many were moved.
+ */
+static int dofi_evd_drain_locked(dofi_evd_t *evd, uint32_t limit)
+{
+	struct fi_cq_data_entry entries[DOFI_CQ_BATCH];
+	int moved = 0;
+
+	if (evd->cq == NULL)
+		return 0;
+	while (atomic_load(&evd->count) < limit) {
+		uint32_t room = limit - atomic_load(&evd->count);
+		ssize_t n, i;
+		DAT_EVENT ev;
+
+		n = fi_cq_read(evd->cq, entries,
+			       room < DOFI_CQ_BATCH ? room : DOFI_CQ_BATCH);
+		if (n == -FI_EAVAIL) {
+			struct fi_cq_err_entry err;
+
+			memset(&err, 0, sizeof(err));
+			if (fi_cq_readerr(evd->cq, &err, 0) != 1)
+				break;
+			if (dofi_dto_complete_err(&err, &ev, evd) == 0 &&
+			    dofi_ring_push(evd, &ev) == DOF_OK)
+				moved++;
+			continue;
+		}
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++)
+			if (dofi_dto_complete(&entries[i], &ev, evd) == 0 &&
+			    dofi_ring_push(evd, &ev) == DOF_OK)
+				moved++;
+	}
+	return moved;
+}
+
+/* ---- creation ------------------------------------------------------------- */
+
+dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
+				     DAT_EVD_FLAGS flags)
+{
+	dofi_evd_t *evd;
+
+	evd = dofi_obj_alloc(ia, DOFI_OBJ_EVD, sizeof(*evd), ia->obj.provider);
+	if (evd == NULL)
+		return NULL;
+	pthread_mutex_init(&evd->lock, NULL);
+	evd->flags = flags;
+	evd->qlen = qlen;
+	evd->cap = dofi_pow2((uint32_t)qlen);
+	evd->cq_fd = -1;
+	evd->enabled = 1;
+	evd->waitable = 1;
+	evd->ring = malloc(evd->cap * sizeof(DAT_EVENT));
+	evd->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (evd->ring == NULL || evd->efd < 0)
+		goto err;
+	if (flags & DAT_EVD_DTO_FLAG) {
+		struct fi_cq_attr attr = {
+			.size = (size_t)qlen,
+			.format = FI_CQ_FORMAT_DATA,
+			.wait_obj = FI_WAIT_FD,
+		};
+		int rc = fi_cq_open(ia->domain, &attr, &evd->cq, NULL);
+
+		if (rc == -FI_ENOSYS || rc == -FI_EINVAL) {
+			attr.wait_obj = FI_WAIT_NONE; /* shm: timed polling */
+			rc = fi_cq_open(ia->domain, &attr, &evd->cq, NULL);
+		}
+		if (rc != 0) {
+			dof_warn(DOFI_LOG, "fi_cq_open(%d): %s", qlen,
+				 fi_strerror(-rc));
+			goto err;
+		}
+		if (attr.wait_obj == FI_WAIT_FD &&
+		    fi_control(&evd->cq->fid, FI_GETWAIT, &evd->cq_fd) != 0)
+			evd->cq_fd = -1;
+		dofi_progress_watch(ia, evd->cq_fd, evd);
+	}
+	return evd;
+err:
+	if (evd->efd >= 0)
+		close(evd->efd);
+	free(evd->ring);
+	pthread_mutex_destroy(&evd->lock);
+	pthread_mutex_lock(&ia->lock);
+	dofi_obj_free(evd);
+	pthread_mutex_unlock(&ia->lock);
+	return NULL;
+}
+
+/* ia->lock held, or the IA is being torn down. */
+void dofi_evd_destroy(dofi_evd_t *evd)
+{
+	dofi_ia_t *ia = evd->obj.ia;
+
+	if (evd->cq != NULL) {
+		dofi_progress_unwatch(ia, evd->cq_fd);
+		fi_close(&evd->cq->fid);
+	}
+	if (evd->cno != NULL)
+		evd->cno->nref--;
+	close(evd->efd);
+	free(evd->ring);
+	pthread_mutex_destroy(&evd->lock);
+	dofi_obj_free(evd);
+}
+
+DAT_RETURN dofi_evd_create(DAT_IA_HANDLE h, DAT_COUNT qlen,
+			   DAT_CNO_HANDLE cno_h, DAT_EVD_FLAGS flags,
+			   DAT_EVD_HANDLE *out)
+{
+	const DAT_EVD_FLAGS all = DAT_EVD_SOFTWARE_FLAG | DAT_EVD_CR_FLAG |
+				  DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG |
+				  DAT_EVD_RMR_BIND_FLAG | DAT_EVD_ASYNC_FLAG;
+	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
+	dofi_cno_t *cno = NULL;
+	dofi_evd_t *evd;
+
+	if (ia == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (qlen <= 0 || qlen > ia->ia_attr.max_evd_qlen) {
+		dof_warn(DOFI_LOG, "dat_evd_create: qlen %d outside 1..%d",
+			 qlen, ia->ia_attr.max_evd_qlen);
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	}
+	if (flags == 0 || (flags & ~all)) {
+		dof_warn(DOFI_LOG, "dat_evd_create: bad flags %#x",
+			 (unsigned)flags);
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	}
+	if (out == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (cno_h != DAT_HANDLE_NULL) {
+		cno = dofi_obj_get(cno_h, DOFI_OBJ_CNO, __func__);
+		if (cno == NULL || cno->obj.ia != ia)
+			return DAT_ERROR(DAT_INVALID_HANDLE,
+					 DAT_INVALID_HANDLE_CNO);
+	}
+	evd = dofi_evd_internal_create(ia, qlen, flags);
+	if (evd == NULL)
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_TEVD);
+	if (cno != NULL) {
+		pthread_mutex_lock(&cno->lock);
+		cno->nref++;
+		pthread_mutex_unlock(&cno->lock);
+		evd->cno = cno;
+	}
+	*out = (DAT_EVD_HANDLE)evd;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dofi_evd_query(DAT_EVD_HANDLE h, DAT_EVD_PARAM_MASK mask,
+			  DAT_EVD_PARAM *p)
+{
+	dofi_evd_t *evd = dofi_obj_get(h, DOFI_OBJ_EVD, __func__);
+
+	if (evd == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE,
+				 DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (p == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	(void)mask;
+	p->ia_handle = dofi_ia_consumer_handle(evd->obj.ia);
+	p->evd_qlen = evd->qlen;
+	p->evd_state = (evd->enabled ? DAT_EVD_STATE_ENABLED
+				     : DAT_EVD_STATE_DISABLED) |
+		       (evd->waitable ? DAT_EVD_STATE_WAITABLE
+				      : DAT_EVD_STATE_UNWAITABLE);
+	p->cno_handle = (DAT_CNO_HANDLE)evd->cno;
+	p->evd_flags = evd->flags;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dofi_evd_modify_cno(DAT_EVD_HANDLE h, DAT_CNO_HANDLE cno_h)
+{
+	dofi_evd_t *evd = dofi_obj_get(h, DOFI_OBJ_EVD, __func__);
+	dofi_cno_t *cno = NULL;
+
+	if (evd == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE,
+				 DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (cno_h != DAT_HANDLE_NULL) {
+		cno = dofi_obj_get(cno_h, DOFI_OBJ_CNO, __func__);
+		if (cno == NULL || cno->obj.ia != evd->obj.ia)
+			return DAT_ERROR(DAT_INVALID_HANDLE,
+					 DAT_INVALID_HANDLE_CNO);
+	}
+	pthread_mutex_lock(&evd->obj.ia->lock);
+	if (evd->cno != NULL)
+		evd->cno->nref--;
+	evd->cno = cno;
+	if (cno != NULL)
+		cno->nref++;
+	pthread_mutex_unlock(&evd->obj.ia->lock);
+	return DAT_SUCCESS;
+}
+
+enum { DOFI_EVD_ENABLED, DOFI_EVD_WAITABLE };
+
+static DAT_RETURN dofi_evd_set(DAT_EVD_HANDLE h, int which, int value,
+			       const char *func)
+{
+	dofi_evd_t *evd = dofi_obj_get(h, DOFI_OBJ_EVD, func);
+
+	if (evd == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE,
+				 DAT_INVALID_HANDLE_EVD_REQUEST);
+	pthread_mutex_lock(&evd->lock);
+	if (which == DOFI_EVD_ENABLED)
+		evd->enabled = value;
+	else
+		evd->waitable = value;
+	pthread_mutex_unlock(&evd->lock);
+	/* Waiters re-check: unwaitable sends them home. */
+	dofi_efd_signal(evd->efd);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dofi_evd_enable(DAT_EVD_HANDLE h)
+{
+	return dofi_evd_set(h, DOFI_EVD_ENABLED, 1, __func__);
+}
+
+DAT_RETURN dofi_evd_disable(DAT_EVD_HANDLE h)
+{
+	return dofi_evd_set(h, DOFI_EVD_ENABLED, 0, __func__);
+}
+
+DAT_RETURN dofi_evd_set_unwaitable(DAT_EVD_HANDLE h)
+{
+	return dofi_evd_set(h, DOFI_EVD_WAITABLE, 0, __func__);
+}
+
+DAT_RETURN dofi_evd_clear_unwaitable(DAT_EVD_HANDLE h)
+{
+	return dofi_evd_set(h, DOFI_EVD_WAITABLE, 1, __func__);
+}
+
+DAT_RETURN dofi_evd_resize(DAT_EVD_HANDLE h, DAT_COUNT qlen)
+{
+	dofi_evd_t *evd = dofi_obj_get(h, DOFI_OBJ_EVD, __func__);
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	if (evd == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE,
+				 DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (qlen <= 0 || qlen > evd->obj.ia->ia_attr.max_evd_qlen)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	pthread_mutex_lock(&evd->lock);
+	if ((uint32_t)qlen < atomic_load(&evd->count))
+		ret = DAT_ERROR(DAT_INVALID_STATE, 0);
+	else if (dofi_ring_grow(evd, (uint32_t)qlen) != DOF_OK)
+		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	else
+		evd->qlen = qlen;
+	pthread_mutex_unlock(&evd->lock);
+	return ret;
+}
+
+DAT_RETURN dofi_evd_free(DAT_EVD_HANDLE h)
+{
+	dofi_evd_t *evd = dofi_obj_get(h, DOFI_OBJ_EVD, __func__);
+	dofi_ia_t *ia;
+
+	if (evd == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE,
+				 DAT_INVALID_HANDLE_EVD_REQUEST);
+	ia = evd->obj.ia;
+	pthread_mutex_lock(&ia->lock);
+	if (atomic_load(&evd->nref) > 0 || atomic_load(&evd->waiters) > 0 ||
+	    (evd == ia->async_evd)) {
+		pthread_mutex_unlock(&ia->lock);
+		dof_warn(DOFI_LOG, "dat_evd_free: the EVD is in use (%d "
+				   "users, %d waiters%s)",
+			 atomic_load(&evd->nref), atomic_load(&evd->waiters),
+			 evd == ia->async_evd ? ", the IA's async EVD" : "");
+		return DAT_ERROR(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_EVD_IN_USE);
+	}
+	dofi_evd_destroy(evd);
+	pthread_mutex_unlock(&ia->lock);
+	return DAT_SUCCESS;
+}
+
+/* ---- posting ---------------------------------------------------------------- */
+
+static void dofi_evd_notify(dofi_evd_t *evd)
+{
+	if (atomic_load(&evd->waiters) > 0)
+		dofi_efd_signal(evd->efd);
+	if (evd->cno != NULL && evd->enabled) {
+		dofi_cno_t *cno = evd->cno;
+
+		pthread_mutex_lock(&cno->lock);
+		cno->triggered = evd;
+		pthread_mutex_unlock(&cno->lock);
+		dofi_efd_signal(cno->efd);
+	}
+}
+
+dof_status_t dofi_evd_post(dofi_evd_t *evd, const DAT_EVENT *event)
+{
+	dof_status_t status = DOF_OK;
+	int overflow;
+
+	pthread_mutex_lock(&evd->lock);
+	dofi_evd_drain_locked(evd, (uint32_t)evd->qlen);
+	overflow = atomic_load(&evd->count) >= (uint32_t)evd->qlen;
+	if (dofi_ring_push(evd, event) != DOF_OK)
+		status = DOF_ERR_NO_MEMORY;
+	if (overflow && !evd->overflowed)
+		evd->overflowed = 1;
+	else
+		overflow = 0;
+	pthread_mutex_unlock(&evd->lock);
+	if (status != DOF_OK) {
+		dof_error(DOFI_LOG, "EVD %p: event %#x lost: out of memory",
+			  (void *)evd, (unsigned)event->event_number);
+		return status;
+	}
+	dofi_evd_notify(evd);
+	if (overflow) {
+		dof_warn(DOFI_LOG, "EVD %p overflowed its qlen %d", (void *)evd,
+			 evd->qlen);
+		if (evd != evd->obj.ia->async_evd)
+			dofi_async_post(evd->obj.ia,
+					DAT_ASYNC_ERROR_EVD_OVERFLOW,
+					(DAT_HANDLE)evd,
+					DAT_EVD_OVERFLOW_ERROR);
+		return DOF_ERR_OVERFLOW;
+	}
+	return DOF_OK;
+}
+
+void dofi_async_post(dofi_ia_t *ia, DAT_EVENT_NUMBER num, DAT_HANDLE h,
+		     DAT_COUNT reason)
+{
+	DAT_EVENT ev;
+
+	if (ia->async_evd == NULL)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.event_number = num;
+	ev.evd_handle = (DAT_EVD_HANDLE)ia->async_evd;
+	ev.event_data.asynch_error_event_data.dat_handle = h;
+	ev.event_data.asynch_error_event_data.reason = reason;
+	(void)dofi_evd_post(ia->async_evd, &ev);
+}
+
+DAT_RETURN dofi_evd_post_se(DAT_EVD_HANDLE h, const DAT_EVENT *event)
+{
+	dofi_evd_t *evd = dofi_obj_get(h, DOFI_OBJ_EVD, __func__);
+	DAT_EVENT ev;
+	int full;
+
+	if (evd == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE,
+				 DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (event == NULL || event->event_number != DAT_SOFTWARE_EVENT) {
+		dof_warn(DOFI_LOG, "dat_evd_post_se: only DAT_SOFTWARE_EVENT "
+				   "may be posted");
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	}
+	ev = *event;
+	ev.evd_handle = h;
+	pthread_mutex_lock(&evd->lock);
+	full = atomic_load(&evd->count) >= (uint32_t)evd->qlen;
+	if (!full && dofi_ring_push(evd, &ev) != DOF_OK)
+		full = 1;
+	pthread_mutex_unlock(&evd->lock);
+	if (full)
+		return DAT_ERROR(DAT_QUEUE_FULL, 0);
+	dofi_evd_notify(evd);
+	return DAT_SUCCESS;
+}
+
+/* ---- consuming -------------------------------------------------------------- */
+
+DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
+{
+	dofi_evd_t *evd = dofi_obj_fast(h, DOFI_OBJ_EVD);
+	struct fi_cq_data_entry entry;
+	ssize_t n;
+
+	if (evd == NULL) {
+		(void)dofi_obj_get(h, DOFI_OBJ_EVD, __func__);
+		return DAT_ERROR(DAT_INVALID_HANDLE,
+				 DAT_INVALID_HANDLE_EVD_REQUEST);
+	}
+	if (event == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	for (;;) {
+		if (atomic_load_explicit(&evd->count, memory_order_acquire)) {
+			int got;
+
+			pthread_mutex_lock(&evd->lock);
+			got = dofi_ring_pop(evd, event);
+			pthread_mutex_unlock(&evd->lock);
+			if (got)
+				return DAT_SUCCESS;
+		}
+		if (evd->cq == NULL)
+			break;
+		atomic_store_explicit(&evd->polled, 1, memory_order_relaxed);
+		n = fi_cq_read(evd->cq, &entry, 1);
+		if (n == 1) {
+			if (dofi_dto_complete(&entry, event, evd) == 0)
+				return DAT_SUCCESS;
+			continue; /* suppressed */
+		}
+		if (n == -FI_EAVAIL) {
+			struct fi_cq_err_entry err;
+
+			memset(&err, 0, sizeof(err));
+			if (fi_cq_readerr(evd->cq, &err, 0) == 1 &&
+			    dofi_dto_complete_err(&err, event, evd) == 0)
+				return DAT_SUCCESS;
+			continue;
+		}
+		break;
+	}
+	/* An event posted while we read the CQ. */
+	if (atomic_load(&evd->count)) {
+		int got;
+
+		pthread_mutex_lock(&evd->lock);
+		got = dofi_ring_pop(evd, event);
+		pthread_mutex_unlock(&evd->lock);
+		if (got)
+			return DAT_SUCCESS;
+	}
+	if (evd->obj.ia->progress_mode == DOFI_PROGRESS_NONE &&
+	    (evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG)))
+		dofi_cm_progress(evd->obj.ia);
+	return DAT_ERROR(DAT_QUEUE_EMPTY, 0);
+}
+
+/* Milliseconds left until deadline_ns (0 = infinite: -1). */
+static int dofi_ms_left(uint64_t deadline_ns)
+{
+	uint64_t now;
+
+	if (deadline_ns == 0)
+		return -1;
+	now = dofi_now_ns();
+	if (now >= deadline_ns)
+		return 0;
+	return (int)((deadline_ns - now + 999999) / 1000000);
+}
+
+/* Block until something may have arrived, or ms pass. */
+static void dofi_evd_block(dofi_evd_t *evd, int ms)
+{
+	dofi_ia_t *ia = evd->obj.ia;
+	struct pollfd fds[2];
+	int nfds = 1;
+	int slice = ms;
+
+	fds[0].fd = evd->efd;
+	fds[0].events = POLLIN;
+	if (evd->cq != NULL) {
+		struct fid *f = &evd->cq->fid;
+
+		if (evd->cq_fd >= 0 && fi_trywait(ia->fabric, &f, 1) == 0) {
+			fds[1].fd = evd->cq_fd;
+			fds[1].events = POLLIN;
+			nfds = 2;
+		} else {
+			/* No fd, or entries sit unread: short naps. */
+			slice = 1;
+		}
+	}
+	if (ia->progress_mode == DOFI_PROGRESS_NONE)
+		slice = DOFI_WAIT_SLICE_MS;
+	if (ms >= 0 && (slice < 0 || ms < slice))
+		slice = ms;
+	if (slice != 0 && poll(fds, (nfds_t)nfds, slice) > 0 &&
+	    (fds[0].revents & POLLIN))
+		dofi_efd_drain(evd->efd);
+}
+
+DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
+			 DAT_COUNT threshold, DAT_EVENT *event,
+			 DAT_COUNT *nmore)
+{
+	dofi_evd_t *evd = dofi_obj_get(h, DOFI_OBJ_EVD, __func__);
+	uint64_t deadline = 0;
+	DAT_RETURN ret;
+
+	if (evd == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE,
+				 DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (threshold <= 0 || threshold > evd->qlen) {
+		dof_warn(DOFI_LOG, "dat_evd_wait: threshold %d outside 1..%d",
+			 threshold, evd->qlen);
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	}
+	if (event == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (!evd->waitable)
+		return DAT_ERROR(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_EVD_UNWAITABLE);
+	{
+		int expected = 0;
+
+		if (!atomic_compare_exchange_strong(&evd->waiters, &expected,
+						    1))
+			return DAT_ERROR(DAT_INVALID_STATE,
+					 DAT_INVALID_STATE_EVD_WAITER);
+	}
+	if (timeout != DAT_TIMEOUT_INFINITE)
+		deadline = dofi_now_ns() + (uint64_t)timeout * 1000 + 1;
+
+	for (;;) {
+		uint32_t count;
+		int ms;
+
+		pthread_mutex_lock(&evd->lock);
+		dofi_evd_drain_locked(evd, (uint32_t)evd->qlen);
+		count = atomic_load(&evd->count);
+		if (count >= (uint32_t)threshold) {
+			dofi_ring_pop(evd, event);
+			if (nmore)
+				*nmore = (DAT_COUNT)(count - 1);
+			pthread_mutex_unlock(&evd->lock);
+			ret = DAT_SUCCESS;
+			break;
+		}
+		pthread_mutex_unlock(&evd->lock);
+		if (!evd->waitable) {
+			ret = DAT_ERROR(DAT_INVALID_STATE,
+					DAT_INVALID_STATE_EVD_UNWAITABLE);
+			break;
+		}
+		if (evd->obj.ia->progress_mode == DOFI_PROGRESS_NONE)
+			dofi_cm_progress(evd->obj.ia);
+		ms = dofi_ms_left(deadline);
+		if (ms == 0) {
+			if (nmore)
+				*nmore = (DAT_COUNT)count;
+			ret = DAT_ERROR(DAT_TIMEOUT_EXPIRED, 0);
+			break;
+		}
+		dofi_evd_block(evd, ms);
+	}
+	atomic_store(&evd->waiters, 0);
+	return ret;
+}
+
+void dofi_evd_flush_cq(dofi_evd_t *evd)
+{
+	int moved;
+
+	if (evd->cq == NULL)
+		return;
+	pthread_mutex_lock(&evd->lock);
+	moved = dofi_evd_drain_locked(evd, UINT32_MAX);
+	pthread_mutex_unlock(&evd->lock);
+	if (moved > 0)
+		dofi_evd_notify(evd);
+}
+
+void dofi_evd_progress(dofi_evd_t *evd)
+{
+	if (evd->cq != NULL)
+		(void)fi_cq_read(evd->cq, NULL, 0);
+}
+
+/* ---- CNO -------------------------------------------------------------------- */
+
+DAT_RETURN dofi_cno_create(DAT_IA_HANDLE h, DAT_OS_WAIT_PROXY_AGENT agent,
+			   DAT_CNO_HANDLE *out)
+{
+	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
+	dofi_cno_t *cno;
+
+	if (ia == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (out == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	cno = dofi_obj_alloc(ia, DOFI_OBJ_CNO, sizeof(*cno), ia->obj.provider);
+	if (cno == NULL)
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	cno->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (cno->efd < 0) {
+		pthread_mutex_lock(&ia->lock);
+		dofi_obj_free(cno);
+		pthread_mutex_unlock(&ia->lock);
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, 0);
+	}
+	pthread_mutex_init(&cno->lock, NULL);
+	cno->agent = agent;
+	*out = (DAT_CNO_HANDLE)cno;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dofi_cno_modify_agent(DAT_CNO_HANDLE h,
+				 DAT_OS_WAIT_PROXY_AGENT agent)
+{
+	dofi_cno_t *cno = dofi_obj_get(h, DOFI_OBJ_CNO, __func__);
+
+	if (cno == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
+	pthread_mutex_lock(&cno->lock);
+	cno->agent = agent;
+	pthread_mutex_unlock(&cno->lock);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dofi_cno_query(DAT_CNO_HANDLE h, DAT_CNO_PARAM_MASK mask,
+			  DAT_CNO_PARAM *p)
+{
+	dofi_cno_t *cno = dofi_obj_get(h, DOFI_OBJ_CNO, __func__);
+
+	if (cno == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
+	if (p == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	(void)mask;
+	p->ia_handle = dofi_ia_consumer_handle(cno->obj.ia);
+	p->proxy_type = DAT_PROXY_TYPE_AGENT;
+	p->proxy.agent = cno->agent;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dofi_cno_free(DAT_CNO_HANDLE h)
+{
+	dofi_cno_t *cno = dofi_obj_get(h, DOFI_OBJ_CNO, __func__);
+	dofi_ia_t *ia;
+
+	if (cno == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
+	ia = cno->obj.ia;
+	pthread_mutex_lock(&ia->lock);
+	if (cno->nref > 0 || cno->waiters > 0) {
+		pthread_mutex_unlock(&ia->lock);
+		return DAT_ERROR(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_CNO_IN_USE);
+	}
+	close(cno->efd);
+	pthread_mutex_destroy(&cno->lock);
+	dofi_obj_free(cno);
+	pthread_mutex_unlock(&ia->lock);
+	return DAT_SUCCESS;
+}
+
+/* An enabled EVD of this CNO with an event waiting, or NULL. */
+static dofi_evd_t *dofi_cno_ready(dofi_cno_t *cno, struct pollfd *fds,
+				  int *nfds, int max, int *retry)
+{
+	dofi_ia_t *ia = cno->obj.ia;
+	dofi_evd_t *ready = NULL;
+	dofi_list_t *e;
+
+	*nfds = 1;
+	*retry = 0;
+	pthread_mutex_lock(&ia->lock);
+	for (e = ia->objs[DOFI_OBJ_EVD].next; e != &ia->objs[DOFI_OBJ_EVD];
+	     e = e->next) {
+		dofi_evd_t *evd = dofi_container_of(e, dofi_evd_t, obj.link);
+
+		if (evd->cno != cno || !evd->enabled)
+			continue;
+		pthread_mutex_lock(&evd->lock);
+		dofi_evd_drain_locked(evd, (uint32_t)evd->qlen);
+		if (atomic_load(&evd->count) > 0)
+			ready = evd;
+		pthread_mutex_unlock(&evd->lock);
+		if (ready != NULL)
+			break;
+		if (evd->cq_fd >= 0 && *nfds < max) {
+			struct fid *f = &evd->cq->fid;
+
+			if (fi_trywait(ia->fabric, &f, 1) == 0) {
+				fds[*nfds].fd = evd->cq_fd;
+				fds[*nfds].events = POLLIN;
+				(*nfds)++;
+			} else {
+				*retry = 1; /* entries sit unread: nap */
+			}
+		}
+	}
+	pthread_mutex_unlock(&ia->lock);
+	return ready;
+}
+
+DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
+			 DAT_EVD_HANDLE *evd_out)
+{
+	dofi_cno_t *cno = dofi_obj_get(h, DOFI_OBJ_CNO, __func__);
+	uint64_t deadline = 0;
+	DAT_RETURN ret;
+
+	if (cno == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
+	if (evd_out == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (timeout != DAT_TIMEOUT_INFINITE)
+		deadline = dofi_now_ns() + (uint64_t)timeout * 1000 + 1;
+	pthread_mutex_lock(&cno->lock);
+	cno->waiters++;
+	pthread_mutex_unlock(&cno->lock);
+	for (;;) {
+		struct pollfd fds[16];
+		dofi_evd_t *ready;
+		int nfds, ms, slice, retry;
+
+		fds[0].fd = cno->efd;
+		fds[0].events = POLLIN;
+		ready = dofi_cno_ready(cno, fds, &nfds, 16, &retry);
+		if (ready != NULL) {
+			*evd_out = (DAT_EVD_HANDLE)ready;
+			ret = DAT_SUCCESS;
+			break;
+		}
+		if (cno->obj.ia->progress_mode == DOFI_PROGRESS_NONE)
+			dofi_cm_progress(cno->obj.ia);
+		ms = dofi_ms_left(deadline);
+		if (ms == 0) {
+			ret = DAT_ERROR(DAT_TIMEOUT_EXPIRED, 0);
+			break;
+		}
+		slice = retry ? 1 : DOFI_WAIT_SLICE_MS * 10;
+		if (ms >= 0 && ms < slice)
+			slice = ms;
+		if (poll(fds, (nfds_t)nfds, slice) > 0 &&
+		    (fds[0].revents & POLLIN))
+			dofi_efd_drain(cno->efd);
+	}
+	pthread_mutex_lock(&cno->lock);
+	cno->waiters--;
+	cno->triggered = NULL;
+	pthread_mutex_unlock(&cno->lock);
+	return ret;
+}

@@ -1,0 +1,536 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 dapl-ofi developers */
+/*
+ * The IA: fi_getinfo for the dat.conf instance data, fabric, domain, EQ,
+ * attributes filled from what libfabric reports, and close (graceful
+ * refuses while objects remain; abrupt frees everything).
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dofi.h"
+
+#define DOFI_MAX_EVD_QLEN 65536
+#define DOFI_RDMA_READ_DEPTH 16
+
+static struct fi_info *dofi_ia_hints(const dofi_prov_t *p)
+{
+	struct fi_info *hints = fi_allocinfo();
+
+	if (hints == NULL)
+		return NULL;
+	hints->ep_attr->type = FI_EP_MSG;
+	hints->caps = FI_MSG | FI_RMA | FI_SEND | FI_RECV | FI_READ |
+		      FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+	/* Every op context we pass is a struct fi_context2. */
+	hints->mode = FI_CONTEXT | FI_CONTEXT2;
+	hints->addr_format = FI_SOCKADDR_IN;
+	/* Modes we honour; FI_MR_ENDPOINT and FI_MR_RAW we do not. */
+	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
+				      FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+	hints->domain_attr->threading = FI_THREAD_SAFE;
+	if (p->fi_prov[0] != '\0')
+		hints->fabric_attr->prov_name = strdup(p->fi_prov);
+	return hints;
+}
+
+/*
+ * Keep the entry whose domain, fabric or source address matches what
+ * dat.conf names ("lo", "mlx5_0", "127.0.0.1"), else the first; free the
+ * rest. NULL when a name was given and nothing matches.
+ */
+static struct fi_info *dofi_ia_pick(struct fi_info *list, const char *want)
+{
+	struct fi_info *cur, *pick = NULL, **link;
+
+	for (cur = list; cur != NULL && pick == NULL; cur = cur->next) {
+		char ip[INET_ADDRSTRLEN] = "";
+
+		if (want[0] == '\0') {
+			pick = cur;
+			break;
+		}
+		if (cur->src_addr != NULL &&
+		    cur->addr_format == FI_SOCKADDR_IN)
+			inet_ntop(AF_INET,
+				  &((struct sockaddr_in *)cur->src_addr)
+					   ->sin_addr,
+				  ip, sizeof(ip));
+		if ((cur->domain_attr->name &&
+		     strcmp(cur->domain_attr->name, want) == 0) ||
+		    (cur->fabric_attr->name &&
+		     strcmp(cur->fabric_attr->name, want) == 0) ||
+		    strcmp(ip, want) == 0)
+			pick = cur;
+	}
+	if (pick == NULL)
+		return NULL;
+	/* Unlink the pick, free the others. */
+	for (link = &list; *link != pick; link = &(*link)->next)
+		;
+	*link = pick->next;
+	pick->next = NULL;
+	if (list != NULL)
+		fi_freeinfo(list);
+	return pick;
+}
+
+/* libfabric's CM data limit, from a passive endpoint made for the asking. */
+static size_t dofi_ia_cm_data_size(dofi_ia_t *ia)
+{
+	struct fid_pep *pep;
+	size_t size = 0, len = sizeof(size);
+
+	if (fi_passive_ep(ia->fabric, ia->info, &pep, NULL) != 0)
+		return 56;
+	if (fi_getopt(&pep->fid, FI_OPT_ENDPOINT, FI_OPT_CM_DATA_SIZE, &size,
+		      &len) != 0)
+		size = 56; /* verbs' RDMA CM limit, the smallest we know */
+	fi_close(&pep->fid);
+	return size;
+}
+
+static void dofi_ia_fill_attrs(dofi_ia_t *ia)
+{
+	const struct fi_info *fi = ia->info;
+	DAT_IA_ATTR *a = &ia->ia_attr;
+	DAT_PROVIDER_ATTR p;
+	DAT_COUNT iov;
+	size_t n;
+
+	memset(a, 0, sizeof(*a));
+	snprintf(a->adapter_name, sizeof(a->adapter_name), "%s %s",
+		 fi->fabric_attr->prov_name, fi->domain_attr->name);
+	snprintf(a->vendor_name, sizeof(a->vendor_name), "libfabric %s",
+		 fi_tostr(&fi->fabric_attr->prov_version, FI_TYPE_VERSION));
+	a->hardware_version_major = FI_MAJOR(fi->fabric_attr->prov_version);
+	a->hardware_version_minor = FI_MINOR(fi->fabric_attr->prov_version);
+	a->firmware_version_major = FI_MAJOR(fi_version());
+	a->firmware_version_minor = FI_MINOR(fi_version());
+	a->ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ia->addr;
+	a->max_eps = (DAT_COUNT)(fi->domain_attr->ep_cnt > INT32_MAX
+					 ? INT32_MAX
+					 : fi->domain_attr->ep_cnt);
+	n = fi->tx_attr->size < fi->rx_attr->size ? fi->tx_attr->size
+						  : fi->rx_attr->size;
+	a->max_dto_per_ep = (DAT_COUNT)(n > INT32_MAX ? INT32_MAX : n);
+	a->max_rdma_read_per_ep_in = DOFI_RDMA_READ_DEPTH;
+	a->max_rdma_read_per_ep_out = DOFI_RDMA_READ_DEPTH;
+	a->max_evds = (DAT_COUNT)(fi->domain_attr->cq_cnt > INT32_MAX
+					  ? INT32_MAX
+					  : fi->domain_attr->cq_cnt);
+	a->max_evd_qlen = DOFI_MAX_EVD_QLEN;
+	iov = (DAT_COUNT)(fi->tx_attr->iov_limit < fi->rx_attr->iov_limit
+				  ? fi->tx_attr->iov_limit
+				  : fi->rx_attr->iov_limit);
+	a->max_iov_segments_per_dto = iov;
+	a->max_lmrs = fi->domain_attr->mr_cnt ? (DAT_COUNT)fi->domain_attr->mr_cnt
+					      : 1 << 20;
+	a->max_lmr_block_size = (DAT_SEG_LENGTH)SIZE_MAX;
+	a->max_lmr_virtual_address = (DAT_VADDR)UINTPTR_MAX;
+	a->max_pzs = 1 << 16;
+	a->max_message_size = fi->ep_attr->max_msg_size > (uint64_t)INT64_MAX
+				      ? (DAT_SEG_LENGTH)INT32_MAX
+				      : fi->ep_attr->max_msg_size;
+	if (a->max_message_size > (DAT_SEG_LENGTH)INT32_MAX)
+		a->max_message_size = INT32_MAX;
+	a->max_rdma_size = a->max_message_size;
+	a->max_rmrs = a->max_lmrs;
+	a->max_rmr_target_address = (DAT_VADDR)UINTPTR_MAX;
+	a->max_srqs = 0;
+	a->max_ep_per_srq = 0;
+	a->max_recv_per_srq = 0;
+	a->max_iov_segments_per_rdma_read = (DAT_COUNT)fi->tx_attr->iov_limit;
+	a->max_iov_segments_per_rdma_write = (DAT_COUNT)fi->tx_attr->iov_limit;
+	a->max_rdma_read_in = DOFI_RDMA_READ_DEPTH * a->max_eps;
+	a->max_rdma_read_out = DOFI_RDMA_READ_DEPTH * a->max_eps;
+	a->max_rdma_read_per_ep_in_guaranteed = DAT_TRUE;
+	a->max_rdma_read_per_ep_out_guaranteed = DAT_TRUE;
+	a->zb_supported = DAT_FALSE;
+	a->extension_supported = DAT_EXTENSION_NONE;
+	a->extension_version = 0;
+	snprintf(ia->names[0], sizeof(ia->names[0]), "%s",
+		 fi->fabric_attr->prov_name);
+	snprintf(ia->names[1], sizeof(ia->names[1]), "%s",
+		 fi->domain_attr->name);
+	snprintf(ia->names[2], sizeof(ia->names[2]), "%zu",
+		 ia->cm_data_size);
+	ia->transport[0] = (DAT_NAMED_ATTR){"DAT_OFI_PROVIDER", ia->names[0]};
+	ia->transport[1] = (DAT_NAMED_ATTR){"DAT_OFI_DOMAIN", ia->names[1]};
+	ia->transport[2] = (DAT_NAMED_ATTR){"DAT_OFI_CM_DATA_SIZE",
+					    ia->names[2]};
+	a->num_transport_attr = 3;
+	a->transport_attr = ia->transport;
+	a->num_vendor_attr = 0;
+	a->vendor_attr = NULL;
+
+	/* DAT_PROVIDER_ATTR has a const member: build it whole, then copy. */
+	memset(&p, 0, sizeof(p));
+	snprintf(p.provider_name, sizeof(p.provider_name), "dapl-ofi");
+	p.provider_version_major = 2;
+	p.provider_version_minor = 0;
+	p.dapl_version_major = DAT_VERSION_MAJOR;
+	p.dapl_version_minor = DAT_VERSION_MINOR;
+	p.lmr_mem_types_supported = DAT_MEM_TYPE_VIRTUAL | DAT_MEM_TYPE_LMR;
+	p.iov_ownership_on_return = DAT_IOV_CONSUMER;
+	p.dat_qos_supported = DAT_QOS_BEST_EFFORT;
+	p.completion_flags_supported =
+		DAT_COMPLETION_SUPPRESS_FLAG |
+		DAT_COMPLETION_UNSIGNALLED_FLAG |
+		DAT_COMPLETION_SOLICITED_WAIT_FLAG |
+		DAT_COMPLETION_BARRIER_FENCE_FLAG;
+	p.is_thread_safe = ia->prov->info.is_thread_safe;
+	p.max_private_data_size =
+		(DAT_COUNT)(ia->cm_data_size - DOFI_CM_HDR_SIZE);
+	p.supports_multipath = DAT_FALSE;
+	p.ep_creator = DAT_PSP_CREATES_EP_IFASKED;
+	p.pz_support = DAT_PZ_UNIQUE;
+	p.optimal_buffer_alignment = 64;
+	p.srq_supported = DAT_FALSE;
+	p.srq_watermarks_supported = 0;
+	p.srq_ep_pz_difference_supported = DAT_FALSE;
+	p.srq_info_supported = 0;
+	p.ep_recv_info_supported = 1;
+	p.lmr_sync_req = DAT_FALSE;
+	p.dto_async_return_guaranteed = DAT_FALSE;
+	p.rdma_write_for_rdma_read_req = DAT_FALSE;
+	p.rdma_read_lmr_rmr_context_exposure = DAT_FALSE;
+	p.rmr_scope_supported = DAT_RMR_SCOPE_EP;
+	p.is_signal_safe = DAT_FALSE;
+	p.ha_supported = DAT_FALSE;
+	p.ha_loadbalancing = DAT_HA_LB_NONE;
+	ia->named[0] = (DAT_NAMED_ATTR){"DAT_IB_RDMA_READ", "TRUE"};
+	ia->named[1] = (DAT_NAMED_ATTR){"DAT_IB_RDMA_WRITE", "TRUE"};
+	ia->named[2] = (DAT_NAMED_ATTR){"DAT_OFI_PROVIDER", ia->names[0]};
+	ia->named[3] = (DAT_NAMED_ATTR){"DAT_OFI_DOMAIN", ia->names[1]};
+	p.num_provider_specific_attr = 4;
+	p.provider_specific_attr = ia->named;
+	memcpy(&ia->prov_attr, &p, sizeof(p));
+	{
+		/* Every stream may share an EVD with every other. */
+		DAT_BOOLEAN *m =
+			(DAT_BOOLEAN *)(void *)ia->prov_attr
+				.evd_stream_merging_supported;
+		int i;
+
+		for (i = 0; i < 36; i++)
+			m[i] = DAT_TRUE;
+	}
+}
+
+static dofi_progress_mode_t dofi_progress_mode(const char *fi_prov)
+{
+	const char *env = getenv("DAPL_OFI_PROGRESS");
+
+	if (env != NULL && strcmp(env, "none") == 0)
+		return DOFI_PROGRESS_NONE;
+	if (env != NULL && strcmp(env, "thread") == 0)
+		return DOFI_PROGRESS_THREAD;
+	if (env != NULL && *env != '\0' && strcmp(env, "auto") != 0)
+		dof_warn(DOFI_LOG, "DAPL_OFI_PROGRESS='%s' is not "
+				   "auto|thread|none; using auto",
+			 env);
+	(void)fi_prov;
+	return DOFI_PROGRESS_AUTO;
+}
+
+DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
+			DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia_out)
+{
+	struct fi_eq_attr eq_attr = {.size = 1024, .wait_obj = FI_WAIT_FD};
+	struct fi_info *hints, *info = NULL;
+	dofi_prov_t *p;
+	dofi_ia_t *ia;
+	DAT_RETURN ret;
+	int rc, i;
+
+	if (name == NULL || async_evd == NULL || ia_out == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, 0);
+	if (qlen < 0)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	p = dofi_prov_find(name);
+	if (p == NULL)
+		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
+
+	hints = dofi_ia_hints(p);
+	if (hints == NULL)
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	rc = fi_getinfo(DOFI_FI_VERSION, NULL, NULL, 0, hints, &info);
+	fi_freeinfo(hints);
+	if (rc != 0 || info == NULL) {
+		dof_warn(DOFI_LOG,
+			 "IA '%s': no libfabric MSG fabric for provider '%s' "
+			 "domain '%s' (fi_getinfo: %s)",
+			 name, p->fi_prov[0] ? p->fi_prov : "(any)",
+			 p->fi_domain[0] ? p->fi_domain : "(any)",
+			 fi_strerror(-rc));
+		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
+				 DAT_NAME_NOT_REGISTERED);
+	}
+
+	ia = dofi_obj_alloc(NULL, DOFI_OBJ_IA, sizeof(*ia), &p->table);
+	if (ia == NULL) {
+		fi_freeinfo(info);
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	}
+	ia->obj.ia = ia;
+	ia->prov = p;
+	ia->stop_fd = -1;
+	ia->epfd = -1;
+	ia->eq_fd = -1;
+	pthread_mutex_init(&ia->lock, NULL);
+	pthread_mutex_init(&ia->eq_lock, NULL);
+	for (i = 0; i < DOFI_OBJ_LAST; i++)
+		dofi_list_init(&ia->objs[i]);
+	ia->info = dofi_ia_pick(info, p->fi_domain);
+	if (ia->info == NULL) {
+		dof_warn(DOFI_LOG,
+			 "IA '%s': libfabric provider '%s' has no domain, "
+			 "netdev or address '%s'",
+			 name, p->fi_prov[0] ? p->fi_prov : "(any)",
+			 p->fi_domain);
+		fi_freeinfo(info);
+		pthread_mutex_destroy(&ia->eq_lock);
+		pthread_mutex_destroy(&ia->lock);
+		dofi_obj_free(ia);
+		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
+				 DAT_NAME_NOT_REGISTERED);
+	}
+	info = ia->info;
+	ia->mr_local = (info->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
+	ia->prov_key = (info->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0;
+	/*
+	 * DAT peers exchange virtual addresses. Providers with 0-based
+	 * offsets by default (tcp, sockets) take FI_MR_VIRT_ADDR when it is
+	 * set before fi_domain(); fabtests-dat checks that it holds.
+	 */
+	info->domain_attr->mr_mode |= FI_MR_VIRT_ADDR;
+	ia->virt_addr = 1;
+	ia->auto_progress =
+		strcmp(info->fabric_attr->prov_name, "sockets") == 0;
+
+	rc = fi_fabric(info->fabric_attr, &ia->fabric, NULL);
+	if (rc != 0)
+		goto err_fi;
+	rc = fi_domain(ia->fabric, info, &ia->domain, NULL);
+	if (rc != 0)
+		goto err_fi;
+	rc = fi_eq_open(ia->fabric, &eq_attr, &ia->eq, NULL);
+	if (rc != 0)
+		goto err_fi;
+	if (fi_control(&ia->eq->fid, FI_GETWAIT, &ia->eq_fd) != 0)
+		ia->eq_fd = -1;
+	{
+		struct fi_cq_attr cq_attr = {.size = 64,
+					     .format = FI_CQ_FORMAT_DATA,
+					     .wait_obj = FI_WAIT_NONE};
+
+		rc = fi_cq_open(ia->domain, &cq_attr, &ia->null_cq, NULL);
+		if (rc != 0)
+			goto err_fi;
+	}
+	if (info->src_addr != NULL && info->addr_format == FI_SOCKADDR_IN &&
+	    info->src_addrlen >= sizeof(struct sockaddr_in)) {
+		memcpy(&ia->addr, info->src_addr, sizeof(ia->addr));
+		ia->addr.sin_port = 0;
+	} else {
+		ia->addr.sin_family = AF_INET;
+	}
+	ia->cm_data_size = dofi_ia_cm_data_size(ia);
+	if (ia->cm_data_size > 256 + DOFI_CM_HDR_SIZE)
+		ia->cm_data_size = 256 + DOFI_CM_HDR_SIZE;
+	dofi_ia_fill_attrs(ia);
+
+	if (*async_evd == DAT_HANDLE_NULL) {
+		ia->async_evd = dofi_evd_internal_create(
+			ia, qlen > 8 ? qlen : 8, DAT_EVD_ASYNC_FLAG);
+		if (ia->async_evd == NULL) {
+			ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_MEMORY);
+			goto err_close;
+		}
+		ia->async_evd_ours = 1;
+	} else {
+		dofi_evd_t *evd = dofi_obj_get(*async_evd, DOFI_OBJ_EVD,
+					       __func__);
+
+		if (evd == NULL || !(evd->flags & DAT_EVD_ASYNC_FLAG)) {
+			ret = DAT_ERROR(DAT_INVALID_HANDLE,
+					DAT_INVALID_HANDLE_EVD_ASYNC);
+			goto err_close;
+		}
+		ia->async_evd = evd;
+		atomic_fetch_add(&evd->nref, 1);
+	}
+
+	ia->progress_mode = dofi_progress_mode(info->fabric_attr->prov_name);
+	if (dofi_progress_start(ia) != DOF_OK) {
+		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, 0);
+		goto err_close;
+	}
+	{
+		char a[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &ia->addr.sin_addr, a, sizeof(a));
+		dof_info(DOFI_LOG,
+			 "IA '%s' open: %s domain %s, address %s, CM data %zu",
+			 name, info->fabric_attr->prov_name,
+			 info->domain_attr->name, a, ia->cm_data_size);
+	}
+	if (ia->async_evd_ours)
+		*async_evd = (DAT_EVD_HANDLE)ia->async_evd;
+	*ia_out = (DAT_IA_HANDLE)ia;
+	return DAT_SUCCESS;
+
+err_fi:
+	dof_warn(DOFI_LOG, "IA '%s': libfabric %s setup failed: %s", name,
+		 info->fabric_attr->prov_name, fi_strerror(-rc));
+	ret = dofi_fi_to_dat(rc);
+err_close:
+	if (ia->async_evd_ours)
+		dofi_evd_destroy(ia->async_evd);
+	if (ia->null_cq)
+		fi_close(&ia->null_cq->fid);
+	if (ia->eq)
+		fi_close(&ia->eq->fid);
+	if (ia->domain)
+		fi_close(&ia->domain->fid);
+	if (ia->fabric)
+		fi_close(&ia->fabric->fid);
+	fi_freeinfo(ia->info);
+	pthread_mutex_destroy(&ia->eq_lock);
+	pthread_mutex_destroy(&ia->lock);
+	dofi_obj_free(ia);
+	return ret;
+}
+
+DAT_RETURN dofi_ia_query(DAT_IA_HANDLE h, DAT_EVD_HANDLE *async_evd,
+			 DAT_IA_ATTR_MASK ia_mask, DAT_IA_ATTR *ia_attr,
+			 DAT_PROVIDER_ATTR_MASK prov_mask,
+			 DAT_PROVIDER_ATTR *prov_attr)
+{
+	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
+
+	if (ia == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if ((ia_mask && ia_attr == NULL) || (prov_mask && prov_attr == NULL))
+		return DAT_ERROR(DAT_INVALID_PARAMETER, 0);
+	if (async_evd != NULL)
+		*async_evd = (DAT_EVD_HANDLE)ia->async_evd;
+	if (ia_mask && ia_attr != NULL)
+		*ia_attr = ia->ia_attr;
+	if (prov_mask && prov_attr != NULL)
+		memcpy(prov_attr, &ia->prov_attr, sizeof(*prov_attr));
+	return DAT_SUCCESS;
+}
+
+/* Whether the consumer still owns objects (the internal async EVD aside). */
+static int dofi_ia_busy(dofi_ia_t *ia)
+{
+	int t;
+
+	for (t = DOFI_OBJ_PZ; t < DOFI_OBJ_LAST; t++) {
+		dofi_list_t *e;
+
+		for (e = ia->objs[t].next; e != &ia->objs[t]; e = e->next) {
+			dofi_obj_t *o = dofi_container_of(e, dofi_obj_t, link);
+
+			if (ia->async_evd_ours && o == &ia->async_evd->obj)
+				continue;
+			if (t == DOFI_OBJ_CR)
+				continue; /* pending requests go with the IA */
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void dofi_ia_release_all(dofi_ia_t *ia)
+{
+	dofi_list_t *e;
+
+	/* Connections first: they reference EVDs, PZs and LMRs. */
+	while (!dofi_list_empty(&ia->objs[DOFI_OBJ_EP])) {
+		e = ia->objs[DOFI_OBJ_EP].next;
+		dofi_ep_destroy(dofi_container_of(e, dofi_ep_t, obj.link));
+	}
+	while (!dofi_list_empty(&ia->objs[DOFI_OBJ_CR])) {
+		e = ia->objs[DOFI_OBJ_CR].next;
+		dofi_cm_cr_destroy(dofi_container_of(e, dofi_cr_t, obj.link));
+	}
+	while (!dofi_list_empty(&ia->objs[DOFI_OBJ_PSP])) {
+		e = ia->objs[DOFI_OBJ_PSP].next;
+		dofi_cm_sp_destroy(dofi_container_of(e, dofi_sp_t, obj.link));
+	}
+	while (!dofi_list_empty(&ia->objs[DOFI_OBJ_RSP])) {
+		e = ia->objs[DOFI_OBJ_RSP].next;
+		dofi_cm_sp_destroy(dofi_container_of(e, dofi_sp_t, obj.link));
+	}
+	dofi_mem_release_all(ia);
+	while (!dofi_list_empty(&ia->objs[DOFI_OBJ_EVD])) {
+		e = ia->objs[DOFI_OBJ_EVD].next;
+		dofi_evd_destroy(dofi_container_of(e, dofi_evd_t, obj.link));
+	}
+	while (!dofi_list_empty(&ia->objs[DOFI_OBJ_CNO])) {
+		dofi_cno_t *cno;
+
+		e = ia->objs[DOFI_OBJ_CNO].next;
+		cno = dofi_container_of(e, dofi_cno_t, obj.link);
+		close(cno->efd);
+		pthread_mutex_destroy(&cno->lock);
+		dofi_obj_free(cno);
+	}
+	while (!dofi_list_empty(&ia->objs[DOFI_OBJ_PZ])) {
+		e = ia->objs[DOFI_OBJ_PZ].next;
+		dofi_obj_free(dofi_container_of(e, dofi_pz_t, obj.link));
+	}
+}
+
+DAT_RETURN dofi_ia_close(DAT_IA_HANDLE h, DAT_CLOSE_FLAGS flags)
+{
+	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
+
+	if (ia == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	pthread_mutex_lock(&ia->lock);
+	if (flags == DAT_CLOSE_GRACEFUL_FLAG && dofi_ia_busy(ia)) {
+		pthread_mutex_unlock(&ia->lock);
+		dof_warn(DOFI_LOG, "dat_ia_close graceful: the IA still has "
+				   "objects; free them or close abruptly");
+		return DAT_ERROR(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
+	}
+	pthread_mutex_unlock(&ia->lock);
+
+	/* The progress thread touches EVDs and EPs: stop it first. */
+	dofi_progress_stop(ia);
+	pthread_mutex_lock(&ia->lock);
+	if (!ia->async_evd_ours && ia->async_evd != NULL)
+		atomic_fetch_sub(&ia->async_evd->nref, 1);
+	dofi_ia_release_all(ia);
+	pthread_mutex_unlock(&ia->lock);
+
+	fi_close(&ia->null_cq->fid);
+	fi_close(&ia->eq->fid);
+	fi_close(&ia->domain->fid);
+	fi_close(&ia->fabric->fid);
+	fi_freeinfo(ia->info);
+	{
+		unsigned i;
+
+		for (i = 0; i < 256; i++)
+			free(ia->lmr_chunks[i]);
+	}
+	pthread_mutex_destroy(&ia->eq_lock);
+	pthread_mutex_destroy(&ia->lock);
+	dofi_obj_free(ia);
+	return DAT_SUCCESS;
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 dapl-ofi developers */
+/*
+ * The per-IA progress thread. It reads the EQ (connection events) and,
+ * on fabrics that progress data only when called (tcp, shm, rxm), drives
+ * each CQ with a zero-count fi_cq_read, which moves data without taking
+ * completions away from the consumer: an RDMA write lands in a target that
+ * only polls memory, and a peer's disconnect is seen.
+ *
+ * It sleeps in poll() on the EQ and CQ fds after fi_trywait; while a CQ
+ * holds completions the consumer has not read, fi_trywait refuses and the
+ * thread naps instead of spinning. A CQ the consumer polled since the last
+ * look is left alone. hwloc binds the thread near the NIC when the domain
+ * names one.
+ *
+ * DAPL_OFI_PROGRESS=auto (default) | thread | none.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <hwloc.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "dofi.h"
+
+#define DOFI_PROGRESS_MAX_FDS 64
+#define DOFI_PROGRESS_IDLE_MS 100
+#define DOFI_PROGRESS_BUSY_MS 1
+#define DOFI_PROGRESS_TIMER_MS 10
+
+/* Bind the calling thread to the cores near the IA's network device. */
+static void dofi_progress_bind(dofi_ia_t *ia)
+{
+	const char *dev = ia->info->domain_attr->name;
+	hwloc_topology_t topo;
+	hwloc_obj_t os = NULL, anc;
+
+	if (dev == NULL || hwloc_topology_init(&topo) != 0)
+		return;
+	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
+	if (hwloc_topology_load(topo) != 0)
+		goto out;
+	while ((os = hwloc_get_next_osdev(topo, os)) != NULL)
+		if (os->name != NULL && strcmp(os->name, dev) == 0)
+			break;
+	if (os == NULL) {
+		dof_debug(DOFI_LOG, "progress: no device '%s' in the topology; "
+				    "thread not bound",
+			  dev);
+		goto out;
+	}
+	anc = hwloc_get_non_io_ancestor_obj(topo, os);
+	if (anc != NULL && anc->cpuset != NULL &&
+	    hwloc_set_cpubind(topo, anc->cpuset, HWLOC_CPUBIND_THREAD) == 0)
+		dof_info(DOFI_LOG, "progress: thread bound near %s", dev);
+out:
+	hwloc_topology_destroy(topo);
+}
+
+static void *dofi_progress_main(void *arg)
+{
+	dofi_ia_t *ia = arg;
+	int full = ia->progress_mode == DOFI_PROGRESS_THREAD ||
+		   (ia->progress_mode == DOFI_PROGRESS_AUTO &&
+		    !ia->auto_progress);
+
+	dofi_progress_bind(ia);
+	while (__atomic_load_n(&ia->progress_running, __ATOMIC_ACQUIRE)) {
+		struct pollfd fds[DOFI_PROGRESS_MAX_FDS];
+		struct fid *fids[DOFI_PROGRESS_MAX_FDS];
+		int nfds = 0, nfids = 0, timers = 0, timeout;
+		dofi_list_t *e;
+
+		dofi_cm_progress(ia); /* also checks timers */
+
+		fds[nfds].fd = ia->stop_fd;
+		fds[nfds++].events = POLLIN;
+		if (ia->eq_fd >= 0) {
+			fds[nfds].fd = ia->eq_fd;
+			fds[nfds++].events = POLLIN;
+			fids[nfids++] = &ia->eq->fid;
+		}
+		pthread_mutex_lock(&ia->lock);
+		for (e = ia->objs[DOFI_OBJ_EP].next;
+		     e != &ia->objs[DOFI_OBJ_EP] && !timers; e = e->next) {
+			dofi_ep_t *ep = dofi_container_of(e, dofi_ep_t,
+							  obj.link);
+
+			timers = ep->deadline != 0;
+		}
+		for (e = ia->objs[DOFI_OBJ_EVD].next;
+		     full && e != &ia->objs[DOFI_OBJ_EVD]; e = e->next) {
+			dofi_evd_t *evd = dofi_container_of(e, dofi_evd_t,
+							    obj.link);
+
+			if (evd->cq == NULL)
+				continue;
+			/* The consumer polls it: no need, no contention. */
+			if (!atomic_exchange(&evd->polled, 0))
+				dofi_evd_progress(evd);
+			if (evd->cq_fd >= 0 && nfds < DOFI_PROGRESS_MAX_FDS) {
+				fds[nfds].fd = evd->cq_fd;
+				fds[nfds++].events = POLLIN;
+				fids[nfids++] = &evd->cq->fid;
+			} else {
+				timers = 1; /* no fd: timed polling */
+			}
+		}
+		pthread_mutex_unlock(&ia->lock);
+
+		timeout = timers ? DOFI_PROGRESS_TIMER_MS
+				 : DOFI_PROGRESS_IDLE_MS;
+		if (nfids > 0 && fi_trywait(ia->fabric, fids, nfids) != 0) {
+			/* Entries sit unread: nap, poll only stop and EQ. */
+			nfds = ia->eq_fd >= 0 ? 2 : 1;
+			timeout = DOFI_PROGRESS_BUSY_MS;
+		}
+		if (poll(fds, (nfds_t)nfds, timeout) > 0 &&
+		    (fds[0].revents & POLLIN)) {
+			uint64_t v;
+
+			if (read(ia->stop_fd, &v, sizeof(v)) < 0 &&
+			    errno != EAGAIN)
+				break;
+		}
+	}
+	return NULL;
+}
+
+dof_status_t dofi_progress_start(dofi_ia_t *ia)
+{
+	int rc;
+
+	if (ia->progress_mode == DOFI_PROGRESS_NONE) {
+		dof_info(DOFI_LOG, "progress: none (DAPL_OFI_PROGRESS=none): "
+				   "the consumer's calls drive the fabric");
+		return DOF_OK;
+	}
+	ia->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ia->stop_fd < 0)
+		return DOF_ERR_IO;
+	ia->progress_running = 1;
+	rc = pthread_create(&ia->progress_thread, NULL, dofi_progress_main,
+			    ia);
+	if (rc != 0) {
+		dof_warn(DOFI_LOG, "progress thread: %s", strerror(rc));
+		ia->progress_running = 0;
+		close(ia->stop_fd);
+		ia->stop_fd = -1;
+		return DOF_ERR_IO;
+	}
+	return DOF_OK;
+}
+
+void dofi_progress_stop(dofi_ia_t *ia)
+{
+	uint64_t one = 1;
+
+	if (!ia->progress_running)
+		return;
+	__atomic_store_n(&ia->progress_running, 0, __ATOMIC_RELEASE);
+	if (write(ia->stop_fd, &one, sizeof(one)) < 0)
+		dof_debug(DOFI_LOG, "progress stop: %s", strerror(errno));
+	pthread_join(ia->progress_thread, NULL);
+	close(ia->stop_fd);
+	ia->stop_fd = -1;
+}
+
+void dofi_progress_watch(dofi_ia_t *ia, int fd, void *ptr)
+{
+	uint64_t one = 1;
+
+	(void)fd, (void)ptr;
+	/* The thread rebuilds its fd set every round: just wake it. */
+	if (ia->stop_fd >= 0 && write(ia->stop_fd, &one, sizeof(one)) < 0)
+		dof_debug(DOFI_LOG, "progress wake: %s", strerror(errno));
+}
+
+void dofi_progress_unwatch(dofi_ia_t *ia, int fd)
+{
+	(void)ia, (void)fd;
+}

@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 dapl-ofi developers */
+/*
+ * Provider entry: dat_provider_init/fini, the ops table registered once per
+ * IA name, object allocation and handle checks, the generic handle calls.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dofi.h"
+
+static pthread_mutex_t dofi_prov_lock = PTHREAD_MUTEX_INITIALIZER;
+static dofi_list_t dofi_provs = {&dofi_provs, &dofi_provs};
+
+/*
+ * Freed objects are kept (dead magic, table pointer intact) and reused
+ * only after DOFI_GRAVE_MIN others of the same size died, oldest first,
+ * so a stale handle keeps answering DAT_INVALID_HANDLE.
+ */
+#define DOFI_GRAVE_MIN 64
+typedef struct dofi_grave {
+	dofi_list_t list;
+	size_t count;
+} dofi_grave_t;
+static dofi_grave_t dofi_graves[DOFI_OBJ_LAST];
+static pthread_mutex_t dofi_grave_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *const dofi_type_names[DOFI_OBJ_LAST] = {
+	[DOFI_OBJ_IA] = "IA",	[DOFI_OBJ_PZ] = "PZ",	[DOFI_OBJ_LMR] = "LMR",
+	[DOFI_OBJ_RMR] = "RMR", [DOFI_OBJ_EVD] = "EVD", [DOFI_OBJ_CNO] = "CNO",
+	[DOFI_OBJ_EP] = "EP",	[DOFI_OBJ_PSP] = "PSP", [DOFI_OBJ_RSP] = "RSP",
+	[DOFI_OBJ_CR] = "CR",
+};
+
+uint64_t dofi_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *dofi_obj_alloc_common(dofi_ia_t *ia, dofi_obj_type_t type,
+				   size_t size, const DAT_PROVIDER *table,
+				   int locked)
+{
+	dofi_grave_t *g = &dofi_graves[type];
+	dofi_obj_t *obj = NULL;
+
+	pthread_mutex_lock(&dofi_grave_lock);
+	if (g->list.next == NULL)
+		dofi_list_init(&g->list);
+	if (g->count > DOFI_GRAVE_MIN) {
+		dofi_list_t *e;
+
+		for (e = g->list.next; e != &g->list; e = e->next) {
+			dofi_obj_t *o = dofi_container_of(e, dofi_obj_t, link);
+
+			if (o->size == size) {
+				dofi_list_del(e);
+				g->count--;
+				obj = o;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&dofi_grave_lock);
+	if (obj == NULL) {
+		obj = calloc(1, size);
+		if (obj == NULL)
+			return NULL;
+	} else {
+		memset(obj, 0, size);
+	}
+	obj->provider = table;
+	obj->type = type;
+	obj->ia = ia;
+	obj->size = size;
+	dofi_list_init(&obj->link);
+	if (ia != NULL && type != DOFI_OBJ_IA) {
+		if (!locked)
+			pthread_mutex_lock(&ia->lock);
+		dofi_list_add_tail(&ia->objs[type], &obj->link);
+		if (!locked)
+			pthread_mutex_unlock(&ia->lock);
+	}
+	atomic_store(&obj->magic, DOFI_MAGIC_LIVE);
+	return obj;
+}
+
+void *dofi_obj_alloc(dofi_ia_t *ia, dofi_obj_type_t type, size_t size,
+		     const DAT_PROVIDER *table)
+{
+	return dofi_obj_alloc_common(ia, type, size, table, 0);
+}
+
+void *dofi_obj_alloc_locked(dofi_ia_t *ia, dofi_obj_type_t type, size_t size,
+			    const DAT_PROVIDER *table)
+{
+	return dofi_obj_alloc_common(ia, type, size, table, 1);
+}
+
+/* Caller holds ia->lock when the object is on an IA list. */
+void dofi_obj_free(void *p)
+{
+	dofi_obj_t *obj = p;
+	dofi_grave_t *g;
+
+	if (obj == NULL)
+		return;
+	g = &dofi_graves[obj->type];
+	atomic_store(&obj->magic, DOFI_MAGIC_DEAD);
+	dofi_list_del(&obj->link);
+	pthread_mutex_lock(&dofi_grave_lock);
+	if (g->list.next == NULL)
+		dofi_list_init(&g->list);
+	dofi_list_add_tail(&g->list, &obj->link);
+	g->count++;
+	pthread_mutex_unlock(&dofi_grave_lock);
+}
+
+static void dofi_graves_release(void)
+{
+	int t;
+
+	pthread_mutex_lock(&dofi_grave_lock);
+	for (t = 0; t < DOFI_OBJ_LAST; t++) {
+		dofi_grave_t *g = &dofi_graves[t];
+
+		while (g->list.next != NULL && !dofi_list_empty(&g->list)) {
+			dofi_list_t *e = g->list.next;
+
+			dofi_list_del(e);
+			free(dofi_container_of(e, dofi_obj_t, link));
+		}
+		g->count = 0;
+	}
+	pthread_mutex_unlock(&dofi_grave_lock);
+}
+
+void *dofi_obj_get(const void *handle, dofi_obj_type_t type, const char *func)
+{
+	const dofi_obj_t *o = handle;
+	uint32_t magic;
+
+	if (o == NULL) {
+		dof_warn(DOFI_LOG, "%s: NULL %s handle", func,
+			 dofi_type_names[type]);
+		return NULL;
+	}
+	magic = atomic_load(&o->magic);
+	if (magic == DOFI_MAGIC_DEAD) {
+		dof_warn(DOFI_LOG, "%s: %s handle %p was freed", func,
+			 dofi_type_names[o->type < DOFI_OBJ_LAST ? o->type : 0]
+				 ?: "object",
+			 handle);
+		return NULL;
+	}
+	if (magic != DOFI_MAGIC_LIVE || o->type != type) {
+		dof_warn(DOFI_LOG, "%s: %p is not a%s %s handle", func, handle,
+			 type == DOFI_OBJ_IA || type == DOFI_OBJ_EP ||
+					 type == DOFI_OBJ_EVD ||
+					 type == DOFI_OBJ_LMR ||
+					 type == DOFI_OBJ_RMR
+				 ? "n"
+				 : "",
+			 dofi_type_names[type]);
+		return NULL;
+	}
+	return (void *)o;
+}
+
+DAT_RETURN dofi_status_to_dat(dof_status_t status)
+{
+	switch (status) {
+	case DOF_OK:
+		return DAT_SUCCESS;
+	case DOF_ERR_NO_MEMORY:
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	case DOF_ERR_INVALID_PARAM:
+		return DAT_ERROR(DAT_INVALID_PARAMETER, 0);
+	case DOF_ERR_INVALID_HANDLE:
+		return DAT_ERROR(DAT_INVALID_HANDLE, 0);
+	case DOF_ERR_INVALID_STATE:
+		return DAT_ERROR(DAT_INVALID_STATE, 0);
+	case DOF_ERR_NOT_FOUND:
+		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND, 0);
+	case DOF_ERR_EXISTS:
+		return DAT_ERROR(DAT_CONN_QUAL_IN_USE, 0);
+	case DOF_ERR_BUSY:
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, 0);
+	case DOF_ERR_UNSUPPORTED:
+		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
+	case DOF_ERR_TIMEOUT:
+		return DAT_ERROR(DAT_TIMEOUT_EXPIRED, 0);
+	case DOF_ERR_OVERFLOW:
+		return DAT_ERROR(DAT_QUEUE_FULL, 0);
+	default:
+		return DAT_ERROR(DAT_INTERNAL_ERROR, 0);
+	}
+}
+
+DAT_RETURN dofi_fi_to_dat(int fi_err)
+{
+	switch (fi_err < 0 ? -fi_err : fi_err) {
+	case 0:
+		return DAT_SUCCESS;
+	case FI_ENOMEM:
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	case FI_EAGAIN:
+	case FI_ENOSPC:
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	case FI_EINVAL:
+		return DAT_ERROR(DAT_INVALID_PARAMETER, 0);
+	case FI_EADDRINUSE:
+		return DAT_ERROR(DAT_CONN_QUAL_IN_USE, 0);
+	case FI_ENOSYS:
+	case FI_EOPNOTSUPP:
+		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
+	case FI_EACCES:
+	case FI_EPERM:
+		return DAT_ERROR(DAT_PRIVILEGES_VIOLATION, 0);
+	case FI_EHOSTUNREACH:
+	case FI_ENETUNREACH:
+	case FI_EADDRNOTAVAIL:
+		return DAT_ERROR(DAT_INVALID_ADDRESS,
+				 DAT_INVALID_ADDRESS_UNREACHABLE);
+	default:
+		return DAT_ERROR(DAT_INTERNAL_ERROR, 0);
+	}
+}
+
+DAT_IA_HANDLE dofi_ia_consumer_handle(dofi_ia_t *ia)
+{
+	DAT_IA_HANDLE h = DAT_HANDLE_NULL;
+
+	if (ia == NULL)
+		return DAT_HANDLE_NULL;
+	/* Under OFED's registry too: both export dats_get_ia_handle. */
+	if (dats_get_ia_handle((DAT_IA_HANDLE)ia, &h) != DAT_SUCCESS)
+		return (DAT_IA_HANDLE)ia;
+	return h;
+}
+
+/* ---- generic handle calls ---------------------------------------------- */
+
+static dofi_obj_t *dofi_any_get(DAT_HANDLE handle, const char *func)
+{
+	dofi_obj_t *o = handle;
+
+	if (o == NULL || atomic_load(&o->magic) != DOFI_MAGIC_LIVE ||
+	    o->type <= 0 || o->type >= DOFI_OBJ_LAST) {
+		dof_warn(DOFI_LOG, "%s: %p is not a live DAT object", func,
+			 handle);
+		return NULL;
+	}
+	return o;
+}
+
+static DAT_RETURN dofi_set_consumer_context(DAT_HANDLE handle,
+					    DAT_CONTEXT context)
+{
+	dofi_obj_t *o = dofi_any_get(handle, __func__);
+
+	if (o == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, 0);
+	o->context = context;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN dofi_get_consumer_context(DAT_HANDLE handle,
+					    DAT_CONTEXT *context)
+{
+	dofi_obj_t *o = dofi_any_get(handle, __func__);
+
+	if (o == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, 0);
+	if (context == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	*context = o->context;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN dofi_get_handle_type(DAT_HANDLE handle, DAT_HANDLE_TYPE *t)
+{
+	static const DAT_HANDLE_TYPE map[DOFI_OBJ_LAST] = {
+		[DOFI_OBJ_IA] = DAT_HANDLE_TYPE_IA,
+		[DOFI_OBJ_PZ] = DAT_HANDLE_TYPE_PZ,
+		[DOFI_OBJ_LMR] = DAT_HANDLE_TYPE_LMR,
+		[DOFI_OBJ_RMR] = DAT_HANDLE_TYPE_RMR,
+		[DOFI_OBJ_EVD] = DAT_HANDLE_TYPE_EVD,
+		[DOFI_OBJ_CNO] = DAT_HANDLE_TYPE_CNO,
+		[DOFI_OBJ_EP] = DAT_HANDLE_TYPE_EP,
+		[DOFI_OBJ_PSP] = DAT_HANDLE_TYPE_PSP,
+		[DOFI_OBJ_RSP] = DAT_HANDLE_TYPE_RSP,
+		[DOFI_OBJ_CR] = DAT_HANDLE_TYPE_CR,
+	};
+	dofi_obj_t *o = dofi_any_get(handle, __func__);
+
+	if (o == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, 0);
+	if (t == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	*t = map[o->type];
+	return DAT_SUCCESS;
+}
+
+/* ---- calls this backend does not offer ---------------------------------- */
+
+static DAT_RETURN dofi_srq_unsupported(const char *func)
+{
+	dof_info(DOFI_LOG, "%s: shared receive queues are not offered yet",
+		 func);
+	return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
+}
+
+static DAT_RETURN dofi_srq_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
+				  DAT_SRQ_ATTR *attr, DAT_SRQ_HANDLE *srq)
+{
+	(void)ia, (void)pz, (void)attr, (void)srq;
+	return dofi_srq_unsupported(__func__);
+}
+
+static DAT_RETURN dofi_srq_free(DAT_SRQ_HANDLE srq)
+{
+	(void)srq;
+	return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+}
+
+static DAT_RETURN dofi_srq_post_recv(DAT_SRQ_HANDLE srq, DAT_COUNT n,
+				     DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE c)
+{
+	(void)srq, (void)n, (void)iov, (void)c;
+	return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+}
+
+static DAT_RETURN dofi_srq_query(DAT_SRQ_HANDLE srq, DAT_SRQ_PARAM_MASK m,
+				 DAT_SRQ_PARAM *p)
+{
+	(void)srq, (void)m, (void)p;
+	return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+}
+
+static DAT_RETURN dofi_srq_resize(DAT_SRQ_HANDLE srq, DAT_COUNT n)
+{
+	(void)srq, (void)n;
+	return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+}
+
+static DAT_RETURN dofi_srq_set_lw(DAT_SRQ_HANDLE srq, DAT_COUNT n)
+{
+	(void)srq, (void)n;
+	return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+}
+
+static DAT_RETURN dofi_extended_op(DAT_HANDLE handle, DAT_EXTENDED_OP op,
+				   va_list args)
+{
+	(void)args;
+	if (dofi_any_get(handle, __func__) == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, 0);
+	dof_info(DOFI_LOG, "dat_extension_op %d: the IB extensions are not "
+			   "offered by this provider",
+		 (int)op);
+	return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
+}
+
+/* ---- registration --------------------------------------------------------- */
+
+static void dofi_table_fill(DAT_PROVIDER *t, const char *name)
+{
+	memset(t, 0, sizeof(*t));
+	t->device_name = name;
+	t->extension = NULL;
+	t->ia_open_func = dofi_ia_open;
+	t->ia_query_func = dofi_ia_query;
+	t->ia_close_func = dofi_ia_close;
+	t->set_consumer_context_func = dofi_set_consumer_context;
+	t->get_consumer_context_func = dofi_get_consumer_context;
+	t->get_handle_type_func = dofi_get_handle_type;
+	t->cno_create_func = dofi_cno_create;
+	t->cno_modify_agent_func = dofi_cno_modify_agent;
+	t->cno_query_func = dofi_cno_query;
+	t->cno_free_func = dofi_cno_free;
+	t->cno_wait_func = dofi_cno_wait;
+	t->cr_query_func = dofi_cr_query;
+	t->cr_accept_func = dofi_cr_accept;
+	t->cr_reject_func = dofi_cr_reject;
+	t->cr_handoff_func = dofi_cr_handoff;
+	t->evd_create_func = dofi_evd_create;
+	t->evd_query_func = dofi_evd_query;
+	t->evd_modify_cno_func = dofi_evd_modify_cno;
+	t->evd_enable_func = dofi_evd_enable;
+	t->evd_disable_func = dofi_evd_disable;
+	t->evd_wait_func = dofi_evd_wait;
+	t->evd_resize_func = dofi_evd_resize;
+	t->evd_post_se_func = dofi_evd_post_se;
+	t->evd_dequeue_func = dofi_evd_dequeue;
+	t->evd_free_func = dofi_evd_free;
+	t->ep_create_func = dofi_ep_create;
+	t->ep_query_func = dofi_ep_query;
+	t->ep_modify_func = dofi_ep_modify;
+	t->ep_connect_func = dofi_ep_connect;
+	t->ep_dup_connect_func = dofi_ep_dup_connect;
+	t->ep_disconnect_func = dofi_ep_disconnect;
+	t->ep_post_send_func = dofi_ep_post_send;
+	t->ep_post_recv_func = dofi_ep_post_recv;
+	t->ep_post_rdma_read_func = dofi_ep_post_rdma_read;
+	t->ep_post_rdma_write_func = dofi_ep_post_rdma_write;
+	t->ep_get_status_func = dofi_ep_get_status;
+	t->ep_free_func = dofi_ep_free;
+	t->lmr_create_func = dofi_lmr_create;
+	t->lmr_query_func = dofi_lmr_query;
+	t->lmr_free_func = dofi_lmr_free;
+	t->rmr_create_func = dofi_rmr_create;
+	t->rmr_query_func = dofi_rmr_query;
+	t->rmr_bind_func = dofi_rmr_bind;
+	t->rmr_free_func = dofi_rmr_free;
+	t->psp_create_func = dofi_psp_create;
+	t->psp_query_func = dofi_psp_query;
+	t->psp_free_func = dofi_psp_free;
+	t->rsp_create_func = dofi_rsp_create;
+	t->rsp_query_func = dofi_rsp_query;
+	t->rsp_free_func = dofi_rsp_free;
+	t->pz_create_func = dofi_pz_create;
+	t->pz_query_func = dofi_pz_query;
+	t->pz_free_func = dofi_pz_free;
+	t->psp_create_any_func = dofi_psp_create_any;
+	t->ep_reset_func = dofi_ep_reset;
+	t->evd_set_unwaitable_func = dofi_evd_set_unwaitable;
+	t->evd_clear_unwaitable_func = dofi_evd_clear_unwaitable;
+	t->lmr_sync_rdma_read_func = dofi_lmr_sync_rdma_read;
+	t->lmr_sync_rdma_write_func = dofi_lmr_sync_rdma_write;
+	t->ep_create_with_srq_func = dofi_ep_create_with_srq;
+	t->ep_recv_query_func = dofi_ep_recv_query;
+	t->ep_set_watermark_func = dofi_ep_set_watermark;
+	t->srq_create_func = dofi_srq_create;
+	t->srq_free_func = dofi_srq_free;
+	t->srq_post_recv_func = dofi_srq_post_recv;
+	t->srq_query_func = dofi_srq_query;
+	t->srq_resize_func = dofi_srq_resize;
+	t->srq_set_lw_func = dofi_srq_set_lw;
+	t->handle_extendedop_func = dofi_extended_op;
+}
+
+/* "tcp lo", "verbs mlx5_0", "tcp;ofi_rxm", "auto", "" */
+static void dofi_parse_instance(dofi_prov_t *p, const char *instance)
+{
+	const char *env = getenv("FI_PROVIDER");
+	char buf[256];
+	char *sp, *prov, *dom;
+
+	snprintf(buf, sizeof(buf), "%s", instance ? instance : "");
+	prov = strtok_r(buf, " \t", &sp);
+	dom = prov ? strtok_r(NULL, " \t", &sp) : NULL;
+	if (prov == NULL || strcmp(prov, "auto") == 0)
+		prov = "";
+	if (env != NULL && *env != '\0')
+		prov = (char *)env; /* the same dat.conf switches hardware */
+	snprintf(p->fi_prov, sizeof(p->fi_prov), "%s", prov);
+	snprintf(p->fi_domain, sizeof(p->fi_domain), "%s", dom ? dom : "");
+}
+
+dofi_prov_t *dofi_prov_find(const char *ia_name)
+{
+	dofi_prov_t *found = NULL;
+	dofi_list_t *e;
+
+	pthread_mutex_lock(&dofi_prov_lock);
+	for (e = dofi_provs.next; e != &dofi_provs; e = e->next) {
+		dofi_prov_t *p = dofi_container_of(e, dofi_prov_t, link);
+
+		if (strcmp(p->info.ia_name, ia_name) == 0) {
+			found = p;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&dofi_prov_lock);
+	return found;
+}
+
+void DAT_API dat_provider_init(const DAT_PROVIDER_INFO *info,
+			       const char *instance_data)
+{
+	dofi_prov_t *p;
+	DAT_RETURN ret;
+
+	dof_log_init();
+	if (info == NULL)
+		return;
+	if (dofi_prov_find(info->ia_name) != NULL) {
+		dof_warn(DOFI_LOG, "IA '%s' is already initialised",
+			 info->ia_name);
+		return;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL) {
+		dof_error(DOFI_LOG, "out of memory initialising IA '%s'",
+			  info->ia_name);
+		return;
+	}
+	p->info = *info;
+	dofi_parse_instance(p, instance_data);
+	dofi_table_fill(&p->table, p->info.ia_name);
+	pthread_mutex_lock(&dofi_prov_lock);
+	dofi_list_add_tail(&dofi_provs, &p->link);
+	pthread_mutex_unlock(&dofi_prov_lock);
+	ret = dat_registry_add_provider(&p->table, &p->info);
+	if (ret != DAT_SUCCESS) {
+		dof_warn(DOFI_LOG, "IA '%s': registration refused (%#x)",
+			 info->ia_name, ret);
+		pthread_mutex_lock(&dofi_prov_lock);
+		dofi_list_del(&p->link);
+		pthread_mutex_unlock(&dofi_prov_lock);
+		free(p);
+		return;
+	}
+	dof_info(DOFI_LOG, "IA '%s': libfabric provider '%s', domain '%s'",
+		 info->ia_name, p->fi_prov[0] ? p->fi_prov : "(any)",
+		 p->fi_domain[0] ? p->fi_domain : "(any)");
+}
+
+void DAT_API dat_provider_fini(const DAT_PROVIDER_INFO *info)
+{
+	dofi_prov_t *p;
+	int last;
+
+	if (info == NULL)
+		return;
+	p = dofi_prov_find(info->ia_name);
+	if (p == NULL)
+		return;
+	dat_registry_remove_provider(&p->table, &p->info);
+	pthread_mutex_lock(&dofi_prov_lock);
+	dofi_list_del(&p->link);
+	last = dofi_list_empty(&dofi_provs);
+	pthread_mutex_unlock(&dofi_prov_lock);
+	free(p);
+	if (last)
+		dofi_graves_release();
+}
