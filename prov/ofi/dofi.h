@@ -270,7 +270,8 @@ struct dofi_sp {
 	DAT_PSP_FLAGS flags;
 	dofi_ep_t *ep; /* RSP's EP */
 	struct fid_pep *pep;
-	int nref; /* CRs not yet resolved */
+	struct fi_info *info; /* the pep's; some providers keep pointers */
+	int nref;             /* CRs not yet resolved */
 };
 
 struct dofi_cr {

@@ -409,8 +409,9 @@ static DAT_RETURN dofi_sp_listen(dofi_ia_t *ia, dofi_sp_t *sp,
 	}
 	memcpy(info->src_addr, &addr, sizeof(addr));
 	info->src_addrlen = sizeof(addr);
+	/* sockets keeps a shallow copy of info: it lives as long as the pep. */
+	sp->info = info;
 	rc = fi_passive_ep(ia->fabric, info, &sp->pep, sp);
-	fi_freeinfo(info);
 	if (rc == 0)
 		rc = fi_pep_bind(sp->pep, &ia->eq->fid, 0);
 	if (rc == 0)
@@ -423,6 +424,8 @@ static DAT_RETURN dofi_sp_listen(dofi_ia_t *ia, dofi_sp_t *sp,
 		if (sp->pep != NULL)
 			fi_close(&sp->pep->fid);
 		sp->pep = NULL;
+		fi_freeinfo(sp->info);
+		sp->info = NULL;
 		dof_info(DOFI_LOG, "listening on conn_qual %llu: %s",
 			 (unsigned long long)*qual, fi_strerror(-rc));
 		return rc == -FI_EADDRINUSE || rc == -EADDRINUSE
@@ -635,6 +638,8 @@ void dofi_cm_sp_destroy(dofi_sp_t *sp)
 	}
 	if (sp->pep != NULL)
 		fi_close(&sp->pep->fid);
+	if (sp->info != NULL)
+		fi_freeinfo(sp->info);
 	if (sp->ep != NULL) {
 		if (atomic_load(&sp->ep->state) == DAT_EP_STATE_RESERVED)
 			atomic_store(&sp->ep->state, DAT_EP_STATE_UNCONNECTED);
@@ -958,17 +963,43 @@ DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 
 /* ---- EQ events ------------------------------------------------------------------------ */
 
-static dofi_ep_t *dofi_cm_ep_of(dofi_ia_t *ia, void *ctx, struct fid *fid)
+/*
+ * The live EP whose libfabric endpoint raised an event, or NULL. The fid
+ * is only compared, never dereferenced: a provider may report events of
+ * an endpoint already closed (sockets does). ia->lock held, and held
+ * since the event was read, so no endpoint closed and reopened at the
+ * same address in between.
+ */
+static dofi_ep_t *dofi_cm_ep_of(dofi_ia_t *ia, const struct fid *fid)
 {
-	dofi_ep_t *ep = ctx;
+	dofi_list_t *e;
 
-	if (ep == NULL || atomic_load(&ep->obj.magic) != DOFI_MAGIC_LIVE ||
-	    ep->obj.type != DOFI_OBJ_EP || ep->obj.ia != ia)
-		return NULL;
-	/* An event of an earlier connection on this EP. */
-	if (ep->fep == NULL || &ep->fep->fid != fid)
-		return NULL;
-	return ep;
+	for (e = ia->objs[DOFI_OBJ_EP].next; e != &ia->objs[DOFI_OBJ_EP];
+	     e = e->next) {
+		dofi_ep_t *ep = dofi_container_of(e, dofi_ep_t, obj.link);
+
+		if (ep->fep != NULL && &ep->fep->fid == fid)
+			return ep;
+	}
+	return NULL;
+}
+
+static dofi_sp_t *dofi_cm_sp_of(dofi_ia_t *ia, const struct fid *fid)
+{
+	int t;
+
+	for (t = DOFI_OBJ_PSP; t <= DOFI_OBJ_RSP; t++) {
+		dofi_list_t *e;
+
+		for (e = ia->objs[t].next; e != &ia->objs[t]; e = e->next) {
+			dofi_sp_t *sp = dofi_container_of(e, dofi_sp_t,
+							  obj.link);
+
+			if (sp->pep != NULL && &sp->pep->fid == fid)
+				return sp;
+		}
+	}
+	return NULL;
 }
 
 static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
@@ -1032,7 +1063,7 @@ static void dofi_cm_error(dofi_ia_t *ia, const struct fi_eq_err_entry *err)
 {
 	const unsigned char *pdata;
 	DAT_COUNT plen;
-	dofi_ep_t *ep = dofi_cm_ep_of(ia, err->context, err->fid);
+	dofi_ep_t *ep = dofi_cm_ep_of(ia, err->fid);
 	uint8_t type;
 
 	if (ep == NULL) {
@@ -1089,6 +1120,8 @@ void dofi_cm_progress(dofi_ia_t *ia)
 
 	if (pthread_mutex_trylock(&ia->eq_lock) != 0)
 		return; /* another thread is reading it */
+	/* Read and handle under the lock: see dofi_cm_ep_of. */
+	pthread_mutex_lock(&ia->lock);
 	for (;;) {
 		rc = fi_eq_read(ia->eq, &event, &buf, sizeof(buf), 0);
 		if (rc == -FI_EAVAIL) {
@@ -1097,9 +1130,7 @@ void dofi_cm_progress(dofi_ia_t *ia)
 			memset(&err, 0, sizeof(err));
 			if (fi_eq_readerr(ia->eq, &err, 0) < 0)
 				break;
-			pthread_mutex_lock(&ia->lock);
 			dofi_cm_error(ia, &err);
-			pthread_mutex_unlock(&ia->lock);
 			continue;
 		}
 		if (rc < 0)
@@ -1108,16 +1139,13 @@ void dofi_cm_progress(dofi_ia_t *ia)
 			dof_warn(DOFI_LOG, "short EQ entry (%zd bytes)", rc);
 			continue;
 		}
-		pthread_mutex_lock(&ia->lock);
 		switch (event) {
 		case FI_CONNREQ: {
-			dofi_sp_t *sp = buf.cm.fid ? buf.cm.fid->context : NULL;
+			dofi_sp_t *sp = dofi_cm_sp_of(ia, buf.cm.fid);
 
-			if (sp == NULL ||
-			    atomic_load(&sp->obj.magic) != DOFI_MAGIC_LIVE ||
-			    (sp->obj.type != DOFI_OBJ_PSP &&
-			     sp->obj.type != DOFI_OBJ_RSP) ||
-			    sp->pep == NULL) {
+			if (sp == NULL) {
+				dof_debug(DOFI_LOG, "connection request for a "
+						    "closed service point");
 				fi_freeinfo(buf.cm.info);
 				break;
 			}
@@ -1126,8 +1154,7 @@ void dofi_cm_progress(dofi_ia_t *ia)
 			break;
 		}
 		case FI_CONNECTED: {
-			dofi_ep_t *ep = dofi_cm_ep_of(ia, buf.cm.fid->context,
-						      buf.cm.fid);
+			dofi_ep_t *ep = dofi_cm_ep_of(ia, buf.cm.fid);
 
 			if (ep != NULL)
 				dofi_cm_connected(ia, ep, buf.cm.data,
@@ -1135,8 +1162,7 @@ void dofi_cm_progress(dofi_ia_t *ia)
 			break;
 		}
 		case FI_SHUTDOWN: {
-			dofi_ep_t *ep = dofi_cm_ep_of(ia, buf.cm.fid->context,
-						      buf.cm.fid);
+			dofi_ep_t *ep = dofi_cm_ep_of(ia, buf.cm.fid);
 
 			if (ep != NULL)
 				dofi_cm_shutdown(ep);
@@ -1146,8 +1172,20 @@ void dofi_cm_progress(dofi_ia_t *ia)
 			dof_debug(DOFI_LOG, "EQ event %u ignored", event);
 			break;
 		}
-		pthread_mutex_unlock(&ia->lock);
 	}
+	/*
+	 * With no progress thread, whoever waits for connection events
+	 * also moves data, so that a peer's disconnect is seen.
+	 */
+	if (ia->progress_mode == DOFI_PROGRESS_NONE) {
+		dofi_list_t *e;
+
+		for (e = ia->objs[DOFI_OBJ_EVD].next;
+		     e != &ia->objs[DOFI_OBJ_EVD]; e = e->next)
+			dofi_evd_progress(dofi_container_of(e, dofi_evd_t,
+							    obj.link));
+	}
+	pthread_mutex_unlock(&ia->lock);
 	pthread_mutex_unlock(&ia->eq_lock);
 	dofi_cm_check_timers(ia);
 }

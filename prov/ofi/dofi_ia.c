@@ -304,6 +304,14 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 				 DAT_NAME_NOT_REGISTERED);
 	}
 	info = ia->info;
+	/*
+	 * sockets sends its fi_info across the wire with a connection request
+	 * and the peer dereferences the nic pointer in it: keep none.
+	 */
+	if (info->nic != NULL) {
+		fi_close(&info->nic->fid);
+		info->nic = NULL;
+	}
 	ia->mr_local = (info->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
 	ia->prov_key = (info->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0;
 	/*

@@ -29,8 +29,9 @@
 
 #define DOFI_PROGRESS_MAX_FDS 64
 #define DOFI_PROGRESS_IDLE_MS 100
-#define DOFI_PROGRESS_BUSY_MS 1
 #define DOFI_PROGRESS_TIMER_MS 10
+#define DOFI_PROGRESS_BUSY_US 50
+#define DOFI_PROGRESS_POLLED_US 500
 
 /* Bind the calling thread to the cores near the IA's network device. */
 static void dofi_progress_bind(dofi_ia_t *ia)
@@ -72,7 +73,9 @@ static void *dofi_progress_main(void *arg)
 	while (__atomic_load_n(&ia->progress_running, __ATOMIC_ACQUIRE)) {
 		struct pollfd fds[DOFI_PROGRESS_MAX_FDS];
 		struct fid *fids[DOFI_PROGRESS_MAX_FDS];
-		int nfds = 0, nfids = 0, timers = 0, timeout;
+		int nfds = 0, nfids = 0, timers = 0, polled = 0, base;
+		struct timespec ts;
+		long timeout_us;
 		dofi_list_t *e;
 
 		dofi_cm_progress(ia); /* also checks timers */
@@ -82,8 +85,8 @@ static void *dofi_progress_main(void *arg)
 		if (ia->eq_fd >= 0) {
 			fds[nfds].fd = ia->eq_fd;
 			fds[nfds++].events = POLLIN;
-			fids[nfids++] = &ia->eq->fid;
 		}
+		base = nfds;
 		pthread_mutex_lock(&ia->lock);
 		for (e = ia->objs[DOFI_OBJ_EP].next;
 		     e != &ia->objs[DOFI_OBJ_EP] && !timers; e = e->next) {
@@ -99,9 +102,16 @@ static void *dofi_progress_main(void *arg)
 
 			if (evd->cq == NULL)
 				continue;
-			/* The consumer polls it: no need, no contention. */
-			if (!atomic_exchange(&evd->polled, 0))
-				dofi_evd_progress(evd);
+			/*
+			 * The consumer reads this CQ itself: it drives the
+			 * progress, and waking on its fd would only compete
+			 * with it for the core.
+			 */
+			if (atomic_exchange(&evd->polled, 0)) {
+				polled = 1;
+				continue;
+			}
+			dofi_evd_progress(evd);
 			if (evd->cq_fd >= 0 && nfds < DOFI_PROGRESS_MAX_FDS) {
 				fds[nfds].fd = evd->cq_fd;
 				fds[nfds++].events = POLLIN;
@@ -112,14 +122,21 @@ static void *dofi_progress_main(void *arg)
 		}
 		pthread_mutex_unlock(&ia->lock);
 
-		timeout = timers ? DOFI_PROGRESS_TIMER_MS
-				 : DOFI_PROGRESS_IDLE_MS;
+		timeout_us = polled ? DOFI_PROGRESS_POLLED_US
+			     : timers ? DOFI_PROGRESS_TIMER_MS * 1000L
+				      : DOFI_PROGRESS_IDLE_MS * 1000L;
 		if (nfids > 0 && fi_trywait(ia->fabric, fids, nfids) != 0) {
-			/* Entries sit unread: nap, poll only stop and EQ. */
-			nfds = ia->eq_fd >= 0 ? 2 : 1;
-			timeout = DOFI_PROGRESS_BUSY_MS;
+			/*
+			 * Completions sit unread, so the CQ fds stay
+			 * readable: keep driving data (a target may only
+			 * poll memory) with short naps instead of spinning.
+			 */
+			nfds = base;
+			timeout_us = DOFI_PROGRESS_BUSY_US;
 		}
-		if (poll(fds, (nfds_t)nfds, timeout) > 0 &&
+		ts.tv_sec = timeout_us / 1000000L;
+		ts.tv_nsec = (timeout_us % 1000000L) * 1000L;
+		if (ppoll(fds, (nfds_t)nfds, &ts, NULL) > 0 &&
 		    (fds[0].revents & POLLIN)) {
 			uint64_t v;
 
