@@ -432,8 +432,11 @@ dof_status_t dofi_evd_post(dofi_evd_t *evd, const DAT_EVENT *event);
 dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
 				     DAT_EVD_FLAGS flags);
 void dofi_evd_destroy(dofi_evd_t *evd);
-/* Move every completion of the EVD's CQ into its ring (EP teardown). */
-void dofi_evd_flush_cq(dofi_evd_t *evd);
+/*
+ * Move the EVD's CQ completions into its ring: up to qlen events, or all
+ * of them (EP teardown, before the contexts they name are freed).
+ */
+void dofi_evd_flush_cq(dofi_evd_t *evd, int all);
 /* Drive the CQ without consuming completions (progress thread). */
 void dofi_evd_progress(dofi_evd_t *evd);
 

@@ -287,7 +287,7 @@ static int dofi_cm_requests_done(dofi_ep_t *ep)
 {
 	/* Pull completions into the ring so the count is true. */
 	if (ep->req_evd != NULL)
-		dofi_evd_flush_cq(ep->req_evd);
+		dofi_evd_flush_cq(ep->req_evd, 1);
 	return atomic_load(&ep->req_pool.used) == 0;
 }
 
@@ -1209,9 +1209,9 @@ void dofi_cm_ep_teardown(dofi_ep_t *ep)
 		dofi_ep_close_fep(ep);
 		/* Completions of this EP, before its contexts go. */
 		if (ep->recv_evd != NULL)
-			dofi_evd_flush_cq(ep->recv_evd);
+			dofi_evd_flush_cq(ep->recv_evd, 1);
 		if (ep->req_evd != NULL && ep->req_evd != ep->recv_evd)
-			dofi_evd_flush_cq(ep->req_evd);
+			dofi_evd_flush_cq(ep->req_evd, 1);
 	}
 	ep->shutdown_sent = 0;
 	ep->deadline = 0;

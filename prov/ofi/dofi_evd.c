@@ -674,14 +674,15 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 	return ret;
 }
 
-void dofi_evd_flush_cq(dofi_evd_t *evd)
+void dofi_evd_flush_cq(dofi_evd_t *evd, int all)
 {
 	int moved;
 
 	if (evd->cq == NULL)
 		return;
 	pthread_mutex_lock(&evd->lock);
-	moved = dofi_evd_drain_locked(evd, UINT32_MAX);
+	moved = dofi_evd_drain_locked(evd, all ? UINT32_MAX
+					       : (uint32_t)evd->qlen);
 	pthread_mutex_unlock(&evd->lock);
 	if (moved > 0)
 		dofi_evd_notify(evd);

@@ -3,15 +3,16 @@
 /*
  * The per-IA progress thread. It reads the EQ (connection events) and,
  * on fabrics that progress data only when called (tcp, shm, rxm), drives
- * each CQ with a zero-count fi_cq_read, which moves data without taking
- * completions away from the consumer: an RDMA write lands in a target that
- * only polls memory, and a peer's disconnect is seen.
+ * each CQ the consumer is not reading itself: it moves the completions into
+ * the EVD's ring, where the consumer finds them in order, and retires the
+ * suppressed ones, so an RDMA write lands in a target that only polls
+ * memory, a peer's disconnect is seen, and unread completions never keep
+ * libfabric from progressing or the CQ fd from settling.
  *
- * It sleeps in poll() on the EQ and CQ fds after fi_trywait; while a CQ
- * holds completions the consumer has not read, fi_trywait refuses and the
- * thread naps instead of spinning. A CQ the consumer polled since the last
- * look is left alone. hwloc binds the thread near the NIC when the domain
- * names one.
+ * It sleeps in poll() on the EQ and CQ fds after fi_trywait, and naps
+ * briefly when fi_trywait refuses (the ring is full). A CQ the consumer
+ * polled since the last look is left alone: the consumer drives it.
+ * hwloc binds the thread near the NIC when the domain names one.
  *
  * DAPL_OFI_PROGRESS=auto (default) | thread | none.
  */
@@ -111,7 +112,13 @@ static void *dofi_progress_main(void *arg)
 				polled = 1;
 				continue;
 			}
-			dofi_evd_progress(evd);
+			/*
+			 * Nobody reads it now: move its completions into the
+			 * EVD's ring (the consumer still gets them, in order;
+			 * suppressed ones are retired), which also drives
+			 * the data and lets fi_trywait arm the fd.
+			 */
+			dofi_evd_flush_cq(evd, 0);
 			if (evd->cq_fd >= 0 && nfds < DOFI_PROGRESS_MAX_FDS) {
 				fds[nfds].fd = evd->cq_fd;
 				fds[nfds++].events = POLLIN;
