@@ -23,6 +23,15 @@
 
 #define DOFI_GRACEFUL_NS (5ull * 1000000000ull)
 
+/*
+ * A conn_qual is a port on IP fabrics. Like OFED's rdma_cm provider we use
+ * its low 16 bits, so the qualifiers dapltest picks (above 65535) work.
+ */
+static uint16_t dofi_cm_port(DAT_CONN_QUAL qual)
+{
+	return (uint16_t)(qual & 0xffff);
+}
+
 /* ---- our header ------------------------------------------------------------ */
 
 static size_t dofi_cm_pack(unsigned char *buf, uint8_t type, const void *pdata,
@@ -139,7 +148,7 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
 	}
-	dest.sin_port = htons((uint16_t)qual);
+	dest.sin_port = htons(dofi_cm_port(qual));
 	free(info->dest_addr);
 	info->dest_addr = malloc(sizeof(dest));
 	if (info->dest_addr == NULL) {
@@ -234,9 +243,9 @@ DAT_RETURN dofi_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
 		return DAT_ERROR(DAT_INVALID_ADDRESS,
 				 DAT_INVALID_ADDRESS_MALFORMED);
 	}
-	if (qual > 65535) {
-		dof_warn(DOFI_LOG, "dat_ep_connect: conn_qual %llu is not a "
-				   "port (0..65535) on this fabric",
+	if (dofi_cm_port(qual) == 0) {
+		dof_warn(DOFI_LOG, "dat_ep_connect: conn_qual %#llx maps to "
+				   "port 0",
 			 (unsigned long long)qual);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	}
@@ -379,7 +388,7 @@ static dofi_sp_t *dofi_sp_find(dofi_ia_t *ia, DAT_CONN_QUAL qual)
 			dofi_sp_t *sp = dofi_container_of(e, dofi_sp_t,
 							  obj.link);
 
-			if (sp->qual == qual)
+			if (dofi_cm_port(sp->qual) == dofi_cm_port(qual))
 				return sp;
 		}
 	}
@@ -399,7 +408,7 @@ static DAT_RETURN dofi_sp_listen(dofi_ia_t *ia, dofi_sp_t *sp,
 	if (info == NULL)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
-	addr.sin_port = htons((uint16_t)*qual);
+	addr.sin_port = htons(dofi_cm_port(*qual));
 	free(info->src_addr);
 	info->src_addr = malloc(sizeof(addr));
 	if (info->src_addr == NULL) {
@@ -446,7 +455,7 @@ static DAT_RETURN dofi_sp_create(dofi_ia_t *ia, dofi_obj_type_t type,
 
 	if (evd == NULL || evd->obj.ia != ia || !(evd->flags & DAT_EVD_CR_FLAG))
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR);
-	if (*qual > 65535)
+	if (*qual != 0 && dofi_cm_port(*qual) == 0)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	sp = dofi_obj_alloc(ia, type, sizeof(*sp), ia->obj.provider);
 	if (sp == NULL)

@@ -265,7 +265,15 @@ static dofi_evd_t *dofi_ep_evd_arg(dofi_ia_t *ia, DAT_EVD_HANDLE h,
 	if (h == DAT_HANDLE_NULL)
 		return NULL;
 	evd = dofi_obj_get(h, DOFI_OBJ_EVD, "dat_ep_create");
-	if (evd == NULL || evd->obj.ia != ia) {
+	/*
+	 * DTO EVDs carry a CQ of the IA's domain; a connection EVD takes
+	 * only events we post, so one of another IA of ours will do (OFED
+	 * allowed it, and dapltest's limit tests rely on it).
+	 */
+	if (evd == NULL ||
+	    (evd->obj.ia != ia &&
+	     (need != DAT_EVD_CONNECTION_FLAG ||
+	      evd->obj.provider != ia->obj.provider))) {
 		*ret = DAT_ERROR(DAT_INVALID_HANDLE, sub);
 		return NULL;
 	}

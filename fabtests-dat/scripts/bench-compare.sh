@@ -1,0 +1,293 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Copyright (c) 2026 dapl-ofi developers
+#
+# bench-compare.sh: run a fabtests-dat benchmark in DAT mode and in --raw
+# mode (the same pattern on libfabric) alternately, and print per size the
+# median of each and the DAT/raw ratio, then check the DAT-layer targets:
+#
+#   8-byte ping-pong latency (dat_pingpong -t send)   DAT/raw <= 1.05
+#   bandwidth at >= 64 KiB (dat_bw)                    DAT/raw >= 0.97
+#   8-byte message rate (dat_bw -t send -S 8)          DAT/raw >= 0.90
+#   connection rate (dat_cm_rate)                      DAT/raw >= 0.80
+#
+# Each run is a server and a client process on the loopback, each under
+# timeout(1), tracked by PID (never killed by name), on its own ports.
+# Exit status: 0 when every run worked (missed targets print MISS but do
+# not fail), 1 when a run failed, 2 on bad usage.
+#
+# Usage:
+#   bench-compare.sh [options]                      the four targets
+#   bench-compare.sh [options] PROGRAM [ARGS...]    one benchmark
+#
+# Options:
+#   -n PAIRS    DAT/raw pairs per benchmark (default 5, at least 5)
+#   -D IA       IA name (default ofi-tcp; --raw maps it to the provider)
+#   -B DIR      directory holding the benchmark programs (default:
+#               $BENCH_BINDIR, else ./fabtests-dat/benchmarks, else the
+#               build tree next to this script)
+#   -p PORT     first side-channel port (default 24000, below Linux's
+#               ephemeral range); each run takes two
+#   -T SECONDS  timeout of each process (default 120)
+#   -k          keep the per-run logs (default: remove them)
+#   -h          this text
+#
+# Examples:
+#   fabtests-dat/scripts/bench-compare.sh
+#   fabtests-dat/scripts/bench-compare.sh -n 7 dat_bw -t write -S 64k,1m
+#   fabtests-dat/scripts/bench-compare.sh dat_pingpong -t write -S all -I 2000
+
+set -u
+
+pairs=5
+ia=ofi-tcp
+bindir=${BENCH_BINDIR:-}
+port=24000
+tmo=120
+keep=0
+
+usage() {
+	sed -n '/^# Usage:/,/^$/p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+while getopts "n:D:B:p:T:kh" opt; do
+	case $opt in
+	n) pairs=$OPTARG ;;
+	D) ia=$OPTARG ;;
+	B) bindir=$OPTARG ;;
+	p) port=$OPTARG ;;
+	T) tmo=$OPTARG ;;
+	k) keep=1 ;;
+	h) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+case $pairs in
+'' | *[!0-9]*) echo "bench-compare: -n wants a number" >&2; exit 2 ;;
+esac
+if [ "$pairs" -lt 5 ]; then
+	echo "bench-compare: at least 5 pairs (-n $pairs given)" >&2
+	exit 2
+fi
+
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -z "$bindir" ]; then
+	for d in ./fabtests-dat/benchmarks "$here/../../build/fabtests-dat/benchmarks" \
+		"$here/../benchmarks"; do
+		if [ -x "$d/dat_pingpong" ]; then
+			bindir=$d
+			break
+		fi
+	done
+fi
+if [ -z "$bindir" ] || [ ! -x "$bindir/dat_pingpong" ]; then
+	echo "bench-compare: no benchmark programs found; build them or give -B DIR" >&2
+	exit 2
+fi
+
+# In a build tree, libdat2 loads the provider from the same .libs: let
+# dlopen find it there (each DAT run prints the libraries it used).
+libs=$(cd "$bindir/../.." 2>/dev/null && pwd)/.libs
+if [ -e "$libs/libdaplofi.so.2" ]; then
+	export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-compare.XXXXXX") || exit 1
+declare -a live_pids=()
+failed=0
+
+cleanup() {
+	local p
+	for p in "${live_pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	[ "$keep" = 1 ] || rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'echo "bench-compare: interrupted" >&2; exit 1' INT TERM
+
+# run_once TAG MODE PROGRAM ARGS... -> client output in $work/TAG.out.
+# A port some other socket holds: once more on the next ports.
+run_once() {
+	local r
+	run_pair "$@"
+	r=$?
+	if [ "$r" -eq 3 ]; then
+		run_pair "$@"
+		r=$?
+	fi
+	[ "$r" -eq 0 ]
+}
+
+run_pair() {
+	local tag=$1 mode=$2 prog=$3 spid cpid src crc
+	shift 3
+	local extra=()
+	[ "$mode" = raw ] && extra=(--raw)
+	local oob=$port
+	port=$((port + 2))
+
+	timeout -k 5 "$tmo" "$bindir/$prog" -D "$ia" -p "$oob" "${extra[@]}" \
+		"$@" >"$work/$tag.srv" 2>&1 &
+	spid=$!
+	live_pids=("$spid")
+	timeout -k 5 "$tmo" "$bindir/$prog" -D "$ia" -p "$oob" "${extra[@]}" \
+		--detail -v "$@" 127.0.0.1 >"$work/$tag.out" 2>"$work/$tag.err" &
+	cpid=$!
+	live_pids=("$spid" "$cpid")
+	wait "$cpid"
+	crc=$?
+	if [ "$crc" -ne 0 ]; then
+		# The client failed: the server has nobody left to serve.
+		kill "$spid" 2>/dev/null
+	fi
+	wait "$spid"
+	src=$?
+	live_pids=()
+	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
+		if grep -qi 'address already in use\|CONN_QUAL_IN_USE' \
+			"$work/$tag.srv"; then
+			echo "bench-compare: port $oob or $((oob + 1)) busy, next ports" >&2
+			return 3
+		fi
+		echo "bench-compare: $mode run of $prog $* failed (client $crc, server $src)" >&2
+		sed 's/^/  client: /' "$work/$tag.err" | tail -n 8 >&2
+		sed 's/^/  server: /' "$work/$tag.srv" | tail -n 8 >&2
+		return 1
+	fi
+	return 0
+}
+
+# The libraries a DAT run used, as the client saw them.
+show_libs() {
+	grep -h '^# lib ' "$1" 2>/dev/null | sort -u | sed 's/^# lib /  using /'
+}
+
+# compare NAME PROGRAM ARGS...: pairs of runs, then the table and targets.
+compare() {
+	local name=$1 prog=$2 i tag order mode
+	shift 2
+	echo
+	echo "== $prog $* ($ia, $pairs pairs) =="
+	: >"$work/$name.dat"
+	: >"$work/$name.raw"
+	for ((i = 0; i < pairs; i++)); do
+		# Alternate which mode goes first, so drift hits both alike.
+		if ((i % 2 == 0)); then order="dat raw"; else order="raw dat"; fi
+		for mode in $order; do
+			tag="$name.$mode.$i"
+			if ! run_once "$tag" "$mode" "$prog" "$@"; then
+				failed=1
+				return 1
+			fi
+			grep '^#detail ' "$work/$tag.out" >>"$work/$name.$mode"
+		done
+	done
+	show_libs "$work/$name.dat.0.err"
+	awk -v prog="$prog" -v args=" $* " -f - "$work/$name.dat" "$work/$name.raw" <<'EOF'
+function median(list,    n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 2; i <= n; i++) {
+		t = a[i]
+		for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+	if (n % 2)
+		return a[(n + 1) / 2]
+	return (a[n / 2] + a[n / 2 + 1]) / 2
+}
+FNR == 1 { mode = (FILENAME ~ /\.dat$/) ? "dat" : "raw" }
+{
+	for (i = 2; i <= NF; i++) {
+		split($i, kv, "=")
+		v[kv[1]] = kv[2]
+	}
+	s = v["size"] + 0
+	if (!(s in seen)) {
+		seen[s] = 1
+		sizes[++ns] = s
+	}
+	lat[mode, s] = lat[mode, s] " " v["usec_per_xfer"]
+	bw[mode, s] = bw[mode, s] " " v["mb_per_sec"]
+	rate[mode, s] = rate[mode, s] " " v["mxfers_per_sec"]
+}
+function target(what, r, op, lim) {
+	ok = (op == "<=") ? (r <= lim) : (r >= lim)
+	printf "target  %-34s DAT/raw %6.3f %s %.2f  %s\n", what, r, op, lim,
+		ok ? "PASS" : "MISS"
+}
+END {
+	cm = (prog == "dat_cm_rate")
+	pp = (prog == "dat_pingpong")
+	test = "send"
+	if (match(args, / -t [a-z]+ /))
+		test = substr(args, RSTART + 4, RLENGTH - 5)
+	if (cm)
+		printf "%-8s %14s %14s %9s\n", "bytes", "DAT conn/s", "raw conn/s", "DAT/raw"
+	else if (pp)
+		printf "%-8s %12s %12s %9s\n", "bytes", "DAT usec", "raw usec", "DAT/raw"
+	else
+		printf "%-8s %11s %11s %8s %11s %11s %8s\n", "bytes", "DAT MB/s",
+			"raw MB/s", "DAT/raw", "DAT Mmsg/s", "raw Mmsg/s", "DAT/raw"
+	for (k = 1; k <= ns; k++) {
+		s = sizes[k]
+		if (!((("dat", s) in lat) && (("raw", s) in lat))) {
+			printf "%-8d missing results\n", s
+			continue
+		}
+		if (cm) {
+			d = median(rate["dat", s]) * 1e6
+			r = median(rate["raw", s]) * 1e6
+			printf "%-8s %14.0f %14.0f %9.3f\n", "-", d, r, d / r
+			target("connection rate", d / r, ">=", 0.80)
+		} else if (pp) {
+			d = median(lat["dat", s])
+			r = median(lat["raw", s])
+			printf "%-8d %12.3f %12.3f %9.3f\n", s, d, r, d / r
+			if (s == 8 && test == "send")
+				target("8-byte ping-pong latency", d / r, "<=", 1.05)
+		} else {
+			db = median(bw["dat", s])
+			rb = median(bw["raw", s])
+			dm = median(rate["dat", s])
+			rm = median(rate["raw", s])
+			printf "%-8d %11.2f %11.2f %8.3f %11.4f %11.4f %8.3f\n", s,
+				db, rb, db / rb, dm, rm, dm / rm
+			if (s >= 65536)
+				target(sprintf("%s bandwidth at %d bytes", test, s),
+					db / rb, ">=", 0.97)
+			if (s == 8 && test == "send")
+				target("8-byte message rate", dm / rm, ">=", 0.90)
+		}
+	}
+}
+EOF
+}
+
+if [ $# -gt 0 ]; then
+	prog=$1
+	shift
+	case $prog in
+	dat_pingpong | dat_bw | dat_cm_rate) ;;
+	*) echo "bench-compare: unknown program '$prog'" >&2; exit 2 ;;
+	esac
+	compare one "$prog" "$@"
+else
+	# The four targets; iteration counts give runs of about 0.1-0.5 s.
+	compare lat dat_pingpong -t send -S 8 -I 20000 -w 1000
+	compare rate dat_bw -t send -S 8 -I 200000 -w 2000
+	compare bw64 dat_bw -t write -S 64k -I 20000 -w 200
+	compare bw1m dat_bw -t write -S 1m -I 2000 -w 20
+	compare sbw64 dat_bw -t send -S 64k -I 20000 -w 200
+	compare cm dat_cm_rate -I 3000 -w 50
+fi
+
+if [ "$failed" -ne 0 ]; then
+	echo
+	echo "bench-compare: a run failed"
+	exit 1
+fi
+exit 0

@@ -1,0 +1,478 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Copyright (c) 2026 dapl-ofi developers
+#
+# runfabtests-dat.sh: run the fabtests-dat conformance suite over each IA.
+#
+# Prints one line per test, "<test> <ia>: Pass|Fail|Notrun|Excluded", then
+# a comment line with the notrun and excluded counts, and last the line
+# "N passed, N failed".  Exit status 0 when nothing failed.
+#
+# Groups:
+#   functional  the programs of fabtests-dat/functional (default)
+#   interop     OFED's dtest, dtestcm and dapltest (Debian's dapl2-utils),
+#               unmodified, on our libdat2 through LD_LIBRARY_PATH and a
+#               DAT_OVERRIDE dat.conf, between two processes on 127.0.0.1
+#
+# The binaries come from a build tree (BUILDDIR, or -b): BUILDDIR/.libs
+# holds libdat2.so.2 and libdaplofi.so.2, BUILDDIR/dat_info and
+# BUILDDIR/fabtests-dat/functional/ the programs.  The build tree may be a
+# VPATH build: nothing is looked for in the source tree but the exclude
+# files.  Every child is tracked by its PID and ended by its PID.
+
+set -u
+
+script_dir=$(cd "$(dirname "$0")" && pwd)
+
+usage() {
+	cat <<EOF
+Usage: $0 [OPTIONS]
+  -b, --builddir DIR   build tree (default: \$BUILDDIR, else the tree this
+                       script sits in, else the current directory)
+  -p, --bindir DIR     where the functional test programs are (default:
+                       BUILDDIR/fabtests-dat/functional)
+  -D, --ia NAME        IA to test; repeat for several (default: each of
+                       $default_ias that 'dat_info -v NAME' opens)
+  -g, --group LIST     functional, interop or all; comma list (default
+                       functional)
+  -t, --tests LIST     run only these tests (comma list of names)
+  -T, --timeout SEC    per-test timeout (default $timeout)
+  -E, --oob-port PORT  side channel port of client/server tests (default
+                       $oob_port)
+  -x, --exclude DIR    directory of <ia>.exclude files (default
+                       $script_dir/exclude)
+  -L, --logdir DIR     keep each test's output in DIR (default: a temporary
+                       directory, removed at exit)
+  -v                   print the output of failed tests (-vv: and not run,
+                       -vvv: all)
+  -h, --help           this text
+Exit status: 0 when no test failed.
+EOF
+}
+
+default_ias="ofi-tcp ofi-sockets"
+timeout=180
+oob_port=47592
+verbose=0
+groups=functional
+only=
+ias=()
+bindir=
+exclude_dir="$script_dir/exclude"
+logdir=
+keep_logs=0
+builddir=${BUILDDIR:-}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-b | --builddir) builddir=$2; shift 2 ;;
+	-p | --bindir) bindir=$2; shift 2 ;;
+	-D | --ia) ias+=("$2"); shift 2 ;;
+	-g | --group) groups=$2; shift 2 ;;
+	-t | --tests) only=$2; shift 2 ;;
+	-T | --timeout) timeout=$2; shift 2 ;;
+	-E | --oob-port) oob_port=$2; shift 2 ;;
+	-x | --exclude) exclude_dir=$2; shift 2 ;;
+	-L | --logdir) logdir=$2; keep_logs=1; shift 2 ;;
+	-v) verbose=$((verbose + 1)); shift ;;
+	-vv) verbose=$((verbose + 2)); shift ;;
+	-vvv) verbose=$((verbose + 3)); shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "$0: unknown option $1" >&2; usage >&2; exit 2 ;;
+	esac
+done
+case ",$groups," in
+*,all,*) groups=functional,interop ;;
+esac
+
+# ---- the build tree -----------------------------------------------------------
+if [ -z "$builddir" ]; then
+	if [ -e "$script_dir/../../.libs/libdat2.so.2" ]; then
+		builddir="$script_dir/../.."
+	else
+		builddir=.
+	fi
+fi
+builddir=$(cd "$builddir" && pwd) || exit 2
+libdir="$builddir/.libs"
+dat_info="$builddir/dat_info"
+[ -n "$bindir" ] || bindir="$builddir/fabtests-dat/functional"
+if [ ! -e "$libdir/libdat2.so.2" ] || [ ! -x "$dat_info" ]; then
+	echo "$0: $builddir is not a built dapl-ofi tree (no .libs/libdat2.so.2" \
+		"or dat_info); give -b DIR or BUILDDIR" >&2
+	exit 2
+fi
+export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export FT_EXPECT_LIBDIR="$libdir"
+
+if [ -z "$logdir" ]; then
+	logdir=$(mktemp -d "${TMPDIR:-/tmp}/fabtests-dat.XXXXXX") || exit 2
+else
+	mkdir -p "$logdir" || exit 2
+fi
+
+# ---- children, by PID -------------------------------------------------------------
+children=()
+
+cleanup() {
+	local pid
+	for pid in "${children[@]}"; do
+		kill -KILL "$pid" 2>/dev/null
+	done
+	[ "$keep_logs" -eq 1 ] || rm -rf "$logdir"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start OUT CMD...: run CMD in the background, output to OUT; sets $started
+start() {
+	local out=$1
+	shift
+	"$@" >"$out" 2>&1 </dev/null &
+	started=$!
+	children+=("$started")
+}
+
+forget() {
+	local pid=$1 i
+	for i in "${!children[@]}"; do
+		[ "${children[$i]}" = "$pid" ] && unset "children[$i]"
+	done
+}
+
+# finish PID SECONDS: wait for PID up to SECONDS, then TERM, then KILL.
+# Sets $rc to its exit status (124 when it had to be stopped).
+finish() {
+	local pid=$1 limit=$2 waited=0
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$waited" -ge $((limit * 10)) ]; then
+			kill -TERM "$pid" 2>/dev/null
+			sleep 2
+			kill -KILL "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			forget "$pid"
+			rc=124
+			return
+		fi
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	wait "$pid"
+	rc=$?
+	forget "$pid"
+}
+
+# ---- results ---------------------------------------------------------------------
+npass=0
+nfail=0
+nnotrun=0
+nexcluded=0
+
+# report NAME IA RESULT [LOG...]
+report() {
+	local name=$1 ia=$2 result=$3 show=0 f
+	shift 3
+	printf '%s %s: %s\n' "$name" "$ia" "$result"
+	case $result in
+	Pass) npass=$((npass + 1)); [ "$verbose" -ge 3 ] && show=1 ;;
+	Fail) nfail=$((nfail + 1)); [ "$verbose" -ge 1 ] && show=1 ;;
+	Notrun) nnotrun=$((nnotrun + 1)); [ "$verbose" -ge 2 ] && show=1 ;;
+	Excluded) nexcluded=$((nexcluded + 1)) ;;
+	esac
+	if [ "$show" -eq 1 ]; then
+		for f in "$@"; do
+			[ -f "$f" ] || continue
+			echo "  --- ${f##*/}"
+			sed 's/^/  | /' "$f"
+		done
+	fi
+}
+
+# verdict RC...: Pass if all 0, Notrun if the rest are 61, else Fail
+verdict() {
+	local r any61=0
+	for r in "$@"; do
+		case $r in
+		0) ;;
+		61) any61=1 ;;
+		*) echo Fail; return ;;
+		esac
+	done
+	[ "$any61" -eq 1 ] && echo Notrun || echo Pass
+}
+
+selected() {
+	[ -z "$only" ] && return 0
+	case ",$only," in *",$1,"*) return 0 ;; esac
+	return 1
+}
+
+excluded() { # NAME IA
+	local file="$exclude_dir/$2.exclude" line
+	[ -f "$file" ] || return 1
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line%%#*}
+		line=$(echo "$line" | tr -d '[:space:]')
+		[ -n "$line" ] || continue
+		# shellcheck disable=SC2053 # a line may be a glob pattern
+		[[ $1 == $line ]] && return 0
+	done <"$file"
+	return 1
+}
+
+# ---- the functional group ----------------------------------------------------------
+single_tests="dat_ia dat_mem dat_evd dat_cm dat_dto dat_protect dat_many_eps
+	dat_threads dat_unreach"
+cs_tests="dat_msg dat_rdma"
+
+run_functional() {
+	local ia=$1 t bin out spid cpid src crc port=$oob_port
+	local wd=$((timeout > 10 ? timeout - 5 : timeout))
+
+	for t in $single_tests $cs_tests; do
+		selected "$t" || continue
+		if excluded "$t" "$ia"; then
+			report "$t" "$ia" Excluded
+			continue
+		fi
+		bin="$bindir/$t"
+		out="$logdir/$t.$ia"
+		if [ ! -x "$bin" ]; then
+			echo "$bin: not built" >"$out.log"
+			report "$t" "$ia" Fail "$out.log"
+			continue
+		fi
+		case " $cs_tests " in
+		*" $t "*)
+			port=$((port + 1))
+			start "$out.server.log" "$bin" -D "$ia" -E "$port" \
+				-T "$wd"
+			spid=$started
+			start "$out.client.log" "$bin" -D "$ia" -E "$port" \
+				-T "$wd" 127.0.0.1
+			cpid=$started
+			finish "$cpid" "$timeout"
+			crc=$rc
+			# The server gets a little longer to see the end.
+			finish "$spid" 30
+			src=$rc
+			report "$t" "$ia" "$(verdict "$src" "$crc")" \
+				"$out.server.log" "$out.client.log"
+			;;
+		*)
+			start "$out.log" "$bin" -D "$ia" -T "$wd"
+			finish "$started" "$timeout"
+			report "$t" "$ia" "$(verdict "$rc")" "$out.log"
+			;;
+		esac
+	done
+}
+
+# ---- the interop group ---------------------------------------------------------------
+interop_tests="interop_dtest interop_dtest_W interop_dtest_p interop_dtest_c
+	interop_dtestcm interop_dapltest_T_SR interop_dapltest_T_mix
+	interop_dapltest_T_P interop_dapltest_P_RW interop_dapltest_P_RR
+	interop_dapltest_L interop_dapltest_Q"
+
+# The instance data an interop dat.conf gives IA NAME: on loopback.
+instance_for() {
+	case $1 in
+	ofi-tcp) echo "tcp lo" ;;
+	ofi-sockets) echo "sockets lo" ;;
+	ofi-rxm) echo "tcp;ofi_rxm lo" ;;
+	*) "$dat_info" 2>/dev/null |
+		awk -v n="$1" '$1 == n { sub(/^[^"]*"/, ""); sub(/".*/, ""); print; exit }' ;;
+	esac
+}
+
+# dtest-style pair: NAME IA PROGRAM SERVER_ARGS -- CLIENT_ARGS
+run_pair() {
+	local name=$1 ia=$2 prog=$3 sargs=() cargs=() out spid
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
+	shift
+	cargs=("$@")
+	out="$logdir/$name.$ia"
+	start "$out.server.log" "$prog" "${sargs[@]}"
+	spid=$started
+	wait_listen 15828 # the dtest family's side channel
+	start "$out.client.log" "$prog" "${cargs[@]}"
+	finish "$started" "$timeout"
+	local crc=$rc
+	finish "$spid" 30
+	local src=$rc
+	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] &&
+		! grep -qE 'FAILED|failed|Error|ERROR' "$out.server.log" \
+			"$out.client.log"; then
+		report "$name" "$ia" Pass "$out.server.log" "$out.client.log"
+	else
+		echo "server rc $src, client rc $crc" >"$out.rc.log"
+		report "$name" "$ia" Fail "$out.rc.log" "$out.server.log" \
+			"$out.client.log"
+	fi
+}
+
+# dapltest client run against the running server: NAME IA ARGS...
+run_dapltest() {
+	local name=$1 ia=$2 out
+	shift 2
+	out="$logdir/$name.$ia.log"
+	start "$out" dapltest "$@"
+	finish "$started" "$timeout"
+	if [ "$rc" -eq 0 ] &&
+		! grep -qiE 'fails|failed|error occurs|not ok|DAT_[A-Z_]*(ERROR|INVALID|TIMEOUT)' "$out"; then
+		report "$name" "$ia" Pass "$out"
+	else
+		echo "rc $rc" >>"$out"
+		report "$name" "$ia" Fail "$out"
+	fi
+}
+
+# dapltest -T Q: the client must succeed and the server must then end with 0.
+run_dapltest_quit() {
+	local name=$1 ia=$2 spid=$3 out crc
+	out="$logdir/$name.$ia.log"
+	start "$out" dapltest -T Q -s 127.0.0.1 -D "$ia"
+	finish "$started" "$timeout"
+	crc=$rc
+	finish "$spid" 15
+	echo "client rc $crc, server rc $rc" >>"$out"
+	if [ "$crc" -eq 0 ] && [ "$rc" -eq 0 ]; then
+		report "$name" "$ia" Pass "$out" "$logdir/dapltest_server.$ia.log"
+	else
+		report "$name" "$ia" Fail "$out" "$logdir/dapltest_server.$ia.log"
+	fi
+}
+
+# Wait until something listens on TCP port PORT (up to 10 s).
+wait_listen() {
+	local port=$1 i
+	if ! command -v ss >/dev/null; then
+		sleep 1
+		return
+	fi
+	for i in $(seq 100); do
+		ss -ltnH "sport = :$port" 2>/dev/null | grep -q . && return
+		sleep 0.1
+	done
+}
+
+run_interop() {
+	local ia=$1 t conf inst missing=() p dts_pid out
+
+	for t in $interop_tests; do
+		selected "$t" || continue
+		if excluded "$t" "$ia"; then
+			report "$t" "$ia" Excluded
+			continue
+		fi
+		missing=()
+		for p in dtest dtestcm dapltest; do
+			command -v "$p" >/dev/null || missing+=("$p")
+		done
+		if [ ${#missing[@]} -gt 0 ]; then
+			echo "not installed: ${missing[*]} (Debian: dapl2-utils)" \
+				>"$logdir/$t.$ia.log"
+			report "$t" "$ia" Notrun "$logdir/$t.$ia.log"
+			continue
+		fi
+		conf="$logdir/dat.conf.$ia"
+		if [ ! -f "$conf" ]; then
+			inst=$(instance_for "$ia")
+			printf '# fabtests-dat interop: %s on loopback\n' "$ia" >"$conf"
+			printf '%s u2.0 nonthreadsafe default libdaplofi.so.2 dapl.2.0 "%s" ""\n' \
+				"$ia" "$inst" >>"$conf"
+		fi
+		# The OFED programs must resolve libdat2.so.2 to ours.
+		if ! ldd "$(command -v dtest)" | grep -q "libdat2.so.2 => $libdir/libdat2.so.2"; then
+			ldd "$(command -v dtest)" >"$logdir/$t.$ia.log" 2>&1
+			report "$t" "$ia" Fail "$logdir/$t.$ia.log"
+			continue
+		fi
+		export DAT_OVERRIDE="$conf"
+		case $t in
+		interop_dtest)
+			run_pair "$t" "$ia" dtest -P "$ia" -- -P "$ia" -h 127.0.0.1 ;;
+		interop_dtest_W)
+			run_pair "$t" "$ia" dtest -P "$ia" -W -- -P "$ia" -W \
+				-h 127.0.0.1 ;;
+		interop_dtest_p)
+			run_pair "$t" "$ia" dtest -P "$ia" -p -- -P "$ia" -p \
+				-h 127.0.0.1 ;;
+		interop_dtest_c)
+			run_pair "$t" "$ia" dtest -P "$ia" -c -- -P "$ia" -c \
+				-h 127.0.0.1 ;;
+		interop_dtestcm)
+			run_pair "$t" "$ia" dtestcm -P "$ia" -c 1000 -- -P "$ia" \
+				-c 1000 -h 127.0.0.1 ;;
+		interop_dapltest_*)
+			if [ -z "${dts_pid:-}" ]; then
+				out="$logdir/dapltest_server.$ia.log"
+				start "$out" dapltest -T S -D "$ia"
+				dts_pid=$started
+				sleep 1 # it listens through DAT: nothing to poll
+			fi
+			case $t in
+			interop_dapltest_T_SR)
+				run_dapltest "$t" "$ia" -T T -s 127.0.0.1 -D "$ia" \
+					-i 1000 -t 1 -w 1 -V \
+					client SR 256 server SR 256 ;;
+			interop_dapltest_T_mix)
+				run_dapltest "$t" "$ia" -T T -s 127.0.0.1 -D "$ia" \
+					-i 100 -t 2 -w 2 -V \
+					client SR 1024 3 server SR 1024 3 \
+					client RR 4096 server RR 4096 \
+					client RW 4096 server RW 4096 ;;
+			interop_dapltest_T_P)
+				run_dapltest "$t" "$ia" -T T -s 127.0.0.1 -D "$ia" \
+					-i 500 -t 2 -w 1 -V -P \
+					client SR 512 server SR 512 \
+					client RW 8192 2 server RR 8192 2 ;;
+			interop_dapltest_P_RW)
+				run_dapltest "$t" "$ia" -T P -s 127.0.0.1 -D "$ia" \
+					-i 2000 -p 8 -m p RW 4096 2 ;;
+			interop_dapltest_P_RR)
+				run_dapltest "$t" "$ia" -T P -s 127.0.0.1 -D "$ia" \
+					-i 2000 -p 8 -m b RR 4096 2 ;;
+			interop_dapltest_L)
+				run_dapltest "$t" "$ia" -T L -D "$ia" -w 8 -m 100 \
+					limit_ia limit_pz limit_cno limit_evd \
+					limit_ep limit_rsp limit_psp limit_lmr \
+					limit_rpost limit_size_lmr ;;
+			interop_dapltest_Q)
+				run_dapltest_quit "$t" "$ia" "$dts_pid"
+				dts_pid= ;;
+			esac
+			;;
+		esac
+		unset DAT_OVERRIDE
+	done
+	if [ -n "${dts_pid:-}" ]; then
+		kill -TERM "$dts_pid" 2>/dev/null
+		finish "$dts_pid" 5
+	fi
+}
+
+# ---- which IAs -----------------------------------------------------------------------
+if [ ${#ias[@]} -eq 0 ]; then
+	for ia in $default_ias; do
+		if "$dat_info" -v "$ia" >"$logdir/dat_info.$ia.log" 2>&1; then
+			ias+=("$ia")
+		else
+			echo "# $ia: dat_info -v cannot open it here; not tested"
+		fi
+	done
+fi
+if [ ${#ias[@]} -eq 0 ]; then
+	echo "# no IA to test"
+fi
+
+echo "# fabtests-dat: build $builddir, groups $groups, IAs ${ias[*]}"
+for ia in "${ias[@]}"; do
+	case ",$groups," in *,functional,*) run_functional "$ia" ;; esac
+	case ",$groups," in *,interop,*) run_interop "$ia" ;; esac
+done
+
+echo "# $nnotrun notrun, $nexcluded excluded"
+echo "$npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]
