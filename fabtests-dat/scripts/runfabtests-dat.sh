@@ -43,6 +43,10 @@ Usage: $0 [OPTIONS]
                        $script_dir/exclude)
   -L, --logdir DIR     keep each test's output in DIR (default: a temporary
                        directory, removed at exit)
+  -l, --loopback       give the built-in names loopback instance data
+                       (ofi-tcp = "tcp lo", ofi-sockets = "sockets lo", ...)
+                       through a generated DAT_OVERRIDE dat.conf, so every
+                       test stays on 127.0.0.1 (what CI uses)
   -v                   print the output of failed tests (-vv: and not run,
                        -vvv: all)
   -h, --help           this text
@@ -55,6 +59,7 @@ timeout=180
 oob_port=47592
 verbose=0
 groups=functional
+loopback=0
 only=
 ias=()
 bindir=
@@ -74,6 +79,7 @@ while [ $# -gt 0 ]; do
 	-E | --oob-port) oob_port=$2; shift 2 ;;
 	-x | --exclude) exclude_dir=$2; shift 2 ;;
 	-L | --logdir) logdir=$2; keep_logs=1; shift 2 ;;
+	-l | --loopback) loopback=1; shift ;;
 	-v) verbose=$((verbose + 1)); shift ;;
 	-vv) verbose=$((verbose + 2)); shift ;;
 	-vvv) verbose=$((verbose + 3)); shift ;;
@@ -377,6 +383,7 @@ run_interop() {
 			continue
 		fi
 		conf="$logdir/dat.conf.$ia"
+		[ "$loopback" = 1 ] && conf="$logdir/dat.conf.loopback"
 		if [ ! -f "$conf" ]; then
 			inst=$(instance_for "$ia")
 			printf '# fabtests-dat interop: %s on loopback\n' "$ia" >"$conf"
@@ -445,13 +452,25 @@ run_interop() {
 			esac
 			;;
 		esac
-		unset DAT_OVERRIDE
+		[ "$loopback" = 1 ] || unset DAT_OVERRIDE
 	done
 	if [ -n "${dts_pid:-}" ]; then
 		kill -TERM "$dts_pid" 2>/dev/null
 		finish "$dts_pid" 5
 	fi
 }
+
+# ---- loopback: the built-in names on lo -----------------------------------------------
+if [ "$loopback" = 1 ]; then
+	{
+		echo "# fabtests-dat --loopback: built-in names on the loopback"
+		for n in ofi-tcp ofi-sockets ofi-rxm; do
+			printf '%s u2.0 threadsafe default libdaplofi.so.2 dapl.2.0 "%s" ""\n' \
+				"$n" "$(instance_for "$n")"
+		done
+	} >"$logdir/dat.conf.loopback"
+	export DAT_OVERRIDE="$logdir/dat.conf.loopback"
+fi
 
 # ---- which IAs -----------------------------------------------------------------------
 if [ ${#ias[@]} -eq 0 ]; then

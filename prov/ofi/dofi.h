@@ -255,6 +255,7 @@ typedef struct dofi_ep {
 	dofi_cr_t *cr;      /* passive side: the CR being accepted */
 	dofi_sp_t *sp;      /* EP reserved by a PSP (provider) or RSP */
 	int graceful;       /* disconnect pending on outstanding sends */
+	int dto_error;      /* a DTO failed: the connection is broken */
 	int shutdown_sent;
 	uint64_t conn_gen;  /* matches EQ events to this connection */
 	DAT_COUNT soft_hw, hard_hw;
@@ -276,7 +277,10 @@ struct dofi_sp {
 
 struct dofi_cr {
 	dofi_obj_t obj;
-	dofi_sp_t *sp;
+	dofi_sp_t *sp;          /* NULL once an RSP has spent itself */
+	struct fid_pep *pep;    /* the listener the request came to */
+	struct fi_info *pep_info; /* set when the CR owns pep (spent RSP) */
+	DAT_CONN_QUAL qual;       /* the qualifier it arrived on */
 	struct fi_info *info; /* from FI_CONNREQ; handle inside */
 	struct sockaddr_in remote_addr;
 	DAT_PORT_QUAL remote_port;

@@ -107,10 +107,34 @@ static void dofi_cm_event(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 	(void)dofi_evd_post(ep->conn_evd, &ev);
 }
 
+/*
+ * Cancel every receive still posted to the fi_ep (FI_ECANCELED, reported
+ * as DAT_DTO_ERR_FLUSHED): a connection that never came up leaves them
+ * with some providers, which flush only established connections.
+ */
+static void dofi_cm_cancel_recvs(dofi_ep_t *ep)
+{
+	uint32_t i;
+
+	if (ep->fep == NULL)
+		return;
+	for (i = 0; i < ep->recv_pool.size; i++) {
+		dofi_op_t *op = &ep->recv_pool.ops[i];
+
+		if (atomic_load(&op->posted))
+			(void)fi_cancel(&ep->fep->fid, op);
+	}
+}
+
 /* End a connection (attempt) locally. ia->lock held. */
 static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 			 const void *pdata, DAT_COUNT plen)
 {
+	DAT_EP_STATE was = atomic_load(&ep->state);
+
+	if (was == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ||
+	    was == DAT_EP_STATE_COMPLETION_PENDING)
+		dofi_cm_cancel_recvs(ep);
 	atomic_store(&ep->state, DAT_EP_STATE_DISCONNECTED);
 	ep->deadline = 0;
 	ep->graceful = 0;
@@ -607,11 +631,18 @@ DAT_RETURN dofi_rsp_query(DAT_RSP_HANDLE h, DAT_RSP_PARAM_MASK mask,
 void dofi_cm_cr_destroy(dofi_cr_t *cr)
 {
 	if (cr->info != NULL) {
-		if (cr->sp != NULL && cr->sp->pep != NULL)
-			(void)fi_reject(cr->sp->pep, cr->info->handle, NULL, 0);
+		if (cr->pep != NULL)
+			(void)fi_reject(cr->pep, cr->info->handle, NULL, 0);
 		fi_freeinfo(cr->info);
 		cr->info = NULL;
 	}
+	if (cr->pep_info != NULL) {
+		/* The listener of a spent RSP: ours to close. */
+		fi_close(&cr->pep->fid);
+		fi_freeinfo(cr->pep_info);
+		cr->pep_info = NULL;
+	}
+	cr->pep = NULL;
 	if (cr->ep != NULL && cr->sp != NULL &&
 	    cr->sp->obj.type == DOFI_OBJ_PSP) {
 		/* A provider-made EP the consumer never accepted on. */
@@ -621,10 +652,16 @@ void dofi_cm_cr_destroy(dofi_cr_t *cr)
 		ep->cr = NULL;
 		dofi_ep_destroy(ep);
 	} else if (cr->ep != NULL) {
+		/* A rejected RSP request frees its EP for other use. */
 		cr->ep->cr = NULL;
 		if (atomic_load(&cr->ep->state) ==
-		    DAT_EP_STATE_PASSIVE_CONNECTION_PENDING)
-			atomic_store(&cr->ep->state, DAT_EP_STATE_RESERVED);
+		    DAT_EP_STATE_PASSIVE_CONNECTION_PENDING) {
+			atomic_store(&cr->ep->state,
+				     DAT_EP_STATE_UNCONNECTED);
+			if (cr->ep->sp != NULL && cr->ep->sp->ep == cr->ep)
+				cr->ep->sp->ep = NULL;
+			cr->ep->sp = NULL;
+		}
 	}
 	if (cr->sp != NULL)
 		cr->sp->nref--;
@@ -696,8 +733,9 @@ static void dofi_cr_announce(dofi_cr_t *cr)
 	ev.event_number = DAT_CONNECTION_REQUEST_EVENT;
 	ev.evd_handle = (DAT_EVD_HANDLE)sp->evd;
 	if (sp->obj.type == DOFI_OBJ_RSP)
+		/* The RSP is spent by this request (see dofi_cm_connreq). */
 		ev.event_data.cr_arrival_event_data.sp_handle.rsp_handle =
-			(DAT_RSP_HANDLE)sp;
+			DAT_HANDLE_NULL;
 	else
 		ev.event_data.cr_arrival_event_data.sp_handle.psp_handle =
 			(DAT_PSP_HANDLE)sp;
@@ -737,6 +775,8 @@ static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
 		return;
 	}
 	cr->sp = sp;
+	cr->qual = sp->qual;
+	cr->pep = sp->pep;
 	cr->info = info;
 	sp->nref++;
 	memcpy(cr->pdata, pdata, (size_t)plen);
@@ -752,7 +792,20 @@ static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
 	} else {
 		cr->remote_addr.sin_family = AF_INET;
 	}
-	if (sp->obj.type == DOFI_OBJ_RSP && sp->ep != NULL) {
+	if (sp->obj.type == DOFI_OBJ_RSP &&
+	    (sp->ep == NULL ||
+	     atomic_load(&sp->ep->state) != DAT_EP_STATE_RESERVED)) {
+		/* An RSP serves one request: later ones find nobody. */
+		dof_info(DOFI_LOG, "conn_qual %llu: the RSP's EP is taken; "
+				   "request refused",
+			 (unsigned long long)sp->qual);
+		(void)fi_reject(sp->pep, info->handle, NULL, 0);
+		cr->info = NULL;
+		fi_freeinfo(info);
+		dofi_cm_cr_destroy(cr);
+		return;
+	}
+	if (sp->obj.type == DOFI_OBJ_RSP) {
 		cr->ep = sp->ep;
 		sp->ep->cr = cr;
 		atomic_store(&sp->ep->state,
@@ -775,6 +828,20 @@ static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
 			    "private data",
 		  (unsigned long long)sp->qual, plen);
 	dofi_cr_announce(cr);
+	if (sp->obj.type == DOFI_OBJ_RSP) {
+		/*
+		 * An RSP is spent by its request: it goes away, the request
+		 * keeps its listener until it is accepted or rejected.
+		 */
+		cr->pep_info = sp->info;
+		sp->info = NULL;
+		sp->pep = NULL;
+		sp->ep->sp = NULL;
+		sp->ep = NULL;
+		cr->sp = NULL;
+		sp->nref--;
+		dofi_cm_sp_destroy(sp);
+	}
 }
 
 DAT_RETURN dofi_cr_query(DAT_CR_HANDLE h, DAT_CR_PARAM_MASK mask,
@@ -834,7 +901,7 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
 	}
 	if (cr->ep != NULL && ep != cr->ep &&
-	    cr->sp->obj.type == DOFI_OBJ_RSP) {
+	    (cr->sp == NULL || cr->sp->obj.type == DOFI_OBJ_RSP)) {
 		pthread_mutex_unlock(&ia->lock);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
@@ -866,7 +933,7 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 	ep->shutdown_sent = 0;
 	ep->remote_addr = cr->remote_addr;
 	ep->remote_qual = cr->remote_port;
-	ep->local_qual = cr->sp->qual;
+	ep->local_qual = cr->qual;
 	ep->pdata_len = 0;
 	ep->deadline = 0;
 	atomic_store(&ep->state, DAT_EP_STATE_COMPLETION_PENDING);
@@ -908,7 +975,7 @@ DAT_RETURN dofi_cr_reject(DAT_CR_HANDLE h, DAT_COUNT plen,
 	}
 	len = dofi_cm_pack(cm, DOFI_CM_REJ, pdata, plen, NULL);
 	if (cr->info != NULL) {
-		int rc = fi_reject(cr->sp->pep, cr->info->handle, cm, len);
+		int rc = fi_reject(cr->pep, cr->info->handle, cm, len);
 
 		if (rc != 0)
 			dof_info(DOFI_LOG, "fi_reject: %s", fi_strerror(-rc));
@@ -938,7 +1005,8 @@ DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 			 (unsigned long long)qual);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
-	if (cr->ep != NULL && cr->sp->obj.type == DOFI_OBJ_PSP) {
+	if (cr->ep != NULL && cr->sp != NULL &&
+	    cr->sp->obj.type == DOFI_OBJ_PSP) {
 		dofi_ep_t *ep = cr->ep;
 
 		cr->ep = NULL;
@@ -950,7 +1018,8 @@ DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 		cr->ep = NULL;
 	}
 	/* The request stays bound to the first listener's libfabric pep. */
-	cr->sp->nref--;
+	if (cr->sp != NULL)
+		cr->sp->nref--;
 	{
 		dofi_sp_t *from = cr->sp;
 
@@ -1051,7 +1120,11 @@ static void dofi_cm_shutdown(dofi_ep_t *ep)
 	case DAT_EP_STATE_CONNECTED:
 	case DAT_EP_STATE_DISCONNECT_PENDING:
 		ep->shutdown_sent = 1; /* the peer's; nothing to send */
-		dofi_cm_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL, 0);
+		/* A transfer failed first: the fabric tore it down. */
+		dofi_cm_down(ep,
+			     ep->dto_error ? DAT_CONNECTION_EVENT_BROKEN
+					   : DAT_CONNECTION_EVENT_DISCONNECTED,
+			     NULL, 0);
 		break;
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
 		ep->shutdown_sent = 1;

@@ -164,6 +164,8 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 		return 1;
 	st = dofi_dto_status(err->err, op->type);
 	if (st != DAT_DTO_ERR_FLUSHED)
+		op->ep->dto_error = 1;
+	if (st != DAT_DTO_ERR_FLUSHED)
 		dof_info(DOFI_LOG, "EP %p: %s completed with %s (prov_errno "
 				   "%d)",
 			 (void *)op->ep,
@@ -340,12 +342,10 @@ static DAT_RETURN dofi_post_request(DAT_EP_HANDLE h, uint8_t type,
 		if (remote == NULL)
 			return DAT_ERROR(DAT_INVALID_PARAMETER,
 					 DAT_INVALID_ARG5);
-		/*
-		 * The local segments give the length; the remote triplet's
-		 * segment_length is not checked (OFED and IB ignore it), the
-		 * target's memory region bounds the access.
-		 */
-		if (total > ep->obj.ia->ia_attr.max_rdma_size)
+		/* The local segments give the length; it must fit the
+		 * remote buffer the triplet describes. */
+		if (total > ep->obj.ia->ia_attr.max_rdma_size ||
+		    total > remote->segment_length)
 			return DAT_ERROR(DAT_LENGTH_ERROR, 0);
 		rma.addr = remote->virtual_address;
 		rma.len = total;

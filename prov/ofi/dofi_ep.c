@@ -633,7 +633,9 @@ DAT_RETURN dofi_ep_free(DAT_EP_HANDLE h)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	ia = ep->obj.ia;
 	pthread_mutex_lock(&ia->lock);
-	if (ep->sp != NULL && ep->sp->obj.type == DOFI_OBJ_RSP) {
+	if ((ep->sp != NULL && ep->sp->obj.type == DOFI_OBJ_RSP) ||
+	    (ep->cr != NULL && atomic_load(&ep->state) ==
+				       DAT_EP_STATE_PASSIVE_CONNECTION_PENDING)) {
 		/* DAT: an EP reserved by an RSP is freed with it only. */
 		pthread_mutex_unlock(&ia->lock);
 		return DAT_ERROR(DAT_INVALID_STATE,

@@ -352,7 +352,10 @@ DAT_RETURN dofi_evd_resize(DAT_EVD_HANDLE h, DAT_COUNT qlen)
 	if (qlen <= 0 || qlen > evd->obj.ia->ia_attr.max_evd_qlen)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	pthread_mutex_lock(&evd->lock);
-	if ((uint32_t)qlen < atomic_load(&evd->count))
+	if (atomic_load(&evd->waiters))
+		ret = DAT_ERROR(DAT_INVALID_STATE,
+				DAT_INVALID_STATE_EVD_WAITER);
+	else if ((uint32_t)qlen < atomic_load(&evd->count))
 		ret = DAT_ERROR(DAT_INVALID_STATE, 0);
 	else if (dofi_ring_grow(evd, (uint32_t)qlen) != DOF_OK)
 		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
@@ -396,11 +399,17 @@ static void dofi_evd_notify(dofi_evd_t *evd)
 		dofi_efd_signal(evd->efd);
 	if (evd->cno != NULL && evd->enabled) {
 		dofi_cno_t *cno = evd->cno;
+		DAT_OS_WAIT_PROXY_AGENT agent;
 
 		pthread_mutex_lock(&cno->lock);
 		cno->triggered = evd;
+		agent = cno->agent;
 		pthread_mutex_unlock(&cno->lock);
 		dofi_efd_signal(cno->efd);
+		/* The consumer's proxy agent, when it gave one. */
+		if (agent.proxy_agent_func != NULL)
+			agent.proxy_agent_func(agent.instance_data,
+					       (DAT_EVD_HANDLE)evd);
 	}
 }
 
@@ -462,6 +471,11 @@ DAT_RETURN dofi_evd_post_se(DAT_EVD_HANDLE h, const DAT_EVENT *event)
 	if (evd == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE,
 				 DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (!(evd->flags & DAT_EVD_SOFTWARE_FLAG)) {
+		dof_warn(DOFI_LOG, "dat_evd_post_se: the EVD was not created "
+				   "with DAT_EVD_SOFTWARE_FLAG");
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	}
 	if (event == NULL || event->event_number != DAT_SOFTWARE_EVENT) {
 		dof_warn(DOFI_LOG, "dat_evd_post_se: only DAT_SOFTWARE_EVENT "
 				   "may be posted");
@@ -495,6 +509,10 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 	}
 	if (event == NULL)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	/* Events belong to the waiter while there is one. */
+	if (atomic_load_explicit(&evd->waiters, memory_order_relaxed))
+		return DAT_ERROR(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_EVD_WAITER);
 	for (;;) {
 		if (atomic_load_explicit(&evd->count, memory_order_acquire)) {
 			int got;
@@ -622,6 +640,8 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 	}
 	if (event == NULL)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (nmore == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	if (!evd->waitable)
 		return DAT_ERROR(DAT_INVALID_STATE,
 				 DAT_INVALID_STATE_EVD_UNWAITABLE);
@@ -653,8 +673,8 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 		}
 		pthread_mutex_unlock(&evd->lock);
 		if (!evd->waitable) {
-			ret = DAT_ERROR(DAT_INVALID_STATE,
-					DAT_INVALID_STATE_EVD_UNWAITABLE);
+			/* dat_evd_set_unwaitable sends waiters home. */
+			ret = DAT_ERROR(DAT_ABORT, 0);
 			break;
 		}
 		if (evd->obj.ia->progress_mode == DOFI_PROGRESS_NONE ||
@@ -747,8 +767,13 @@ DAT_RETURN dofi_cno_query(DAT_CNO_HANDLE h, DAT_CNO_PARAM_MASK mask,
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	(void)mask;
 	p->ia_handle = dofi_ia_consumer_handle(cno->obj.ia);
-	p->proxy_type = DAT_PROXY_TYPE_AGENT;
-	p->proxy.agent = cno->agent;
+	if (cno->agent.proxy_agent_func != NULL) {
+		p->proxy_type = DAT_PROXY_TYPE_AGENT;
+		p->proxy.agent = cno->agent;
+	} else {
+		p->proxy_type = DAT_PROXY_TYPE_NONE;
+		p->proxy.none = NULL;
+	}
 	return DAT_SUCCESS;
 }
 

@@ -226,11 +226,14 @@ DAT_RETURN dofi_lmr_create(DAT_IA_HANDLE h, DAT_MEM_TYPE type,
 		base = from->base;
 		length = from->length;
 		break;
-	default:
-		dof_info(DOFI_LOG, "dat_lmr_create: memory type %#x is not "
-				   "offered",
-			 (unsigned)type);
+	case DAT_MEM_TYPE_SHARED_VIRTUAL:
+		dof_info(DOFI_LOG, "dat_lmr_create: shared virtual memory is "
+				   "not offered");
 		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
+	default:
+		dof_warn(DOFI_LOG, "dat_lmr_create: %#x is not a memory type",
+			 (unsigned)type);
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
 
 	lmr = dofi_obj_alloc(ia, DOFI_OBJ_LMR, sizeof(*lmr), ia->obj.provider);
@@ -458,9 +461,11 @@ DAT_RETURN dofi_rmr_bind(DAT_RMR_HANDLE h, DAT_LMR_HANDLE lmr_h,
 		if (lmr == NULL || lmr->obj.ia != ia)
 			return DAT_ERROR(DAT_INVALID_HANDLE,
 					 DAT_INVALID_HANDLE_LMR);
-		if (lmr->pz != rmr->pz || ep->pz != rmr->pz)
-			return DAT_ERROR(DAT_INVALID_STATE,
-					 DAT_INVALID_STATE_EP_PZ);
+		if (lmr->pz != rmr->pz || ep->pz != rmr->pz) {
+			dof_warn(DOFI_LOG, "dat_rmr_bind: the RMR, LMR and EP "
+					   "are not all in one PZ");
+			return DAT_ERROR(DAT_PROTECTION_VIOLATION, 0);
+		}
 		if (trip->lmr_context != lmr->lmr_context ||
 		    trip->virtual_address < lmr->base ||
 		    trip->segment_length > lmr->length ||
