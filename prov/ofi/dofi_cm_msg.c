@@ -109,8 +109,8 @@ static void dofi_cm_event(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 
 /*
  * Cancel every receive still posted to the fi_ep (FI_ECANCELED, reported
- * as DAT_DTO_ERR_FLUSHED): a connection that never came up leaves them
- * with some providers, which flush only established connections.
+ * as DAT_DTO_ERR_FLUSHED) when the connection ends: providers that flush
+ * on their own have nothing left to cancel.
  */
 static void dofi_cm_cancel_recvs(dofi_ep_t *ep)
 {
@@ -130,19 +130,16 @@ static void dofi_cm_cancel_recvs(dofi_ep_t *ep)
 static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 			 const void *pdata, DAT_COUNT plen)
 {
-	DAT_EP_STATE was = atomic_load(&ep->state);
-
-	if (was == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ||
-	    was == DAT_EP_STATE_COMPLETION_PENDING)
-		dofi_cm_cancel_recvs(ep);
 	atomic_store(&ep->state, DAT_EP_STATE_DISCONNECTED);
 	ep->deadline = 0;
 	ep->graceful = 0;
 	if (ep->fep != NULL && !ep->shutdown_sent) {
 		ep->shutdown_sent = 1;
-		/* tcp and sockets flush what is posted (FI_ECANCELED). */
+		/* tcp flushes what is posted (FI_ECANCELED) on shutdown. */
 		(void)fi_shutdown(ep->fep, 0);
 	}
+	/* sockets does not, nor tcp for a connection never made. */
+	dofi_cm_cancel_recvs(ep);
 	dofi_cm_event(ep, num, pdata, plen);
 }
 
