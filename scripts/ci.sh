@@ -49,12 +49,51 @@ build() { # build dir, configure args...
 		make -s -j"$jobs")
 }
 
+# A dat.conf that gives the built-in names loopback instance data, so
+# every run stays on 127.0.0.1.
+loopback_conf() {
+	local conf="$build/dat.conf.loopback"
+	{
+		echo "# dapl-ofi CI: built-in names on the loopback"
+		echo 'ofi-tcp u2.0 threadsafe default libdaplofi.so.2 dapl.2.0 "tcp lo" ""'
+		echo 'ofi-sockets u2.0 threadsafe default libdaplofi.so.2 dapl.2.0 "sockets lo" ""'
+	} >"$conf"
+	echo "$conf"
+}
+
+bench_pair() { # program, then client arguments (server gets the mode flags)
+	local prog="$build/fabtests-dat/benchmarks/$1"; shift
+	local mode=() a spid rc
+	for a in "$@"; do
+		case "$a" in --raw | -t | write | read | send) mode+=("$a") ;; esac
+	done
+	timeout 120 "$prog" "${mode[@]}" -p 47900 >"$build/bench-server.log" 2>&1 &
+	spid=$!
+	sleep 1
+	timeout 120 "$prog" -p 47900 "$@" 127.0.0.1
+	rc=$?
+	wait "$spid" || rc=1
+	return $rc
+}
+
 main_job() {
-	log "main job: dat_info over the registry"
+	local rc=0
+	export DAT_OVERRIDE
+	DAT_OVERRIDE=$(loopback_conf)
+	export LD_LIBRARY_PATH="$build/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	log "main job: the registry (dat_info, DAT_OVERRIDE=$DAT_OVERRIDE)"
 	"$build/dat_info"
-	log "main job: dat_info -v ofi-tcp"
-	LD_LIBRARY_PATH="$build/.libs" "$build/dat_info" -v ofi-tcp ||
-		echo "(ofi-tcp cannot open until the provider, libdaplofi.so.2, is built)"
+	log "main job: DAT send/recv ping-pong over ofi-tcp (loopback)"
+	bench_pair dat_pingpong -S 8,64,1k,4k,64k -I 2000 || rc=1
+	log "the same pattern on raw libfabric tcp"
+	bench_pair dat_pingpong --raw -S 8,64,1k,4k,64k -I 2000 || rc=1
+	log "main job: DAT RDMA-write ping-pong over ofi-tcp"
+	bench_pair dat_pingpong -t write -S 8,4k,64k -I 2000 || rc=1
+	log "main job: DAT RDMA-write bandwidth over ofi-tcp"
+	bench_pair dat_bw -t write -S 4k,64k,1m || rc=1
+	log "the same pattern on raw libfabric tcp"
+	bench_pair dat_bw --raw -t write -S 4k,64k,1m || rc=1
+	return $rc
 }
 
 summary() { # test-suite.log -> counts
@@ -92,6 +131,38 @@ test_job() {
 		fail=$((fail + 1)); echo "FAIL: -ldat"
 	fi
 
+	log "conformance and interop (fabtests-dat, ofi-tcp and ofi-sockets on loopback)"
+	local ft_out="$build/fabtests-dat.out"
+	BUILDDIR="$build" bash "$top/fabtests-dat/scripts/runfabtests-dat.sh" \
+		--loopback -D ofi-tcp -D ofi-sockets -g all -T 180 -v \
+		-L "$build/fabtests-dat.logs" | tee "$ft_out"
+	local ft_pass ft_fail
+	read -r ft_pass ft_fail < <(tail -n 1 "$ft_out" |
+		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+	if [ -z "${ft_pass:-}" ]; then
+		echo "FAIL: the conformance runner printed no summary"
+		fail=$((fail + 1))
+	else
+		pass=$((pass + ft_pass)); fail=$((fail + ft_fail))
+	fi
+
+	log "sanitizers: unit and functional tests under ASan+UBSan"
+	if build "$top/build-asan" \
+		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+		LDFLAGS="-fsanitize=address,undefined" &&
+		(cd "$top/build-asan" && ASAN_OPTIONS=detect_leaks=0 \
+			make -s -j"$jobs" check TESTS=test/check_dat >/dev/null 2>&1;
+		 grep -E '^[0-9]+%: Checks' test/check_dat.log &&
+		 grep -q '^PASS: test/check_dat' test/check_dat.log) &&
+		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+		BUILDDIR="$top/build-asan" bash "$top/fabtests-dat/scripts/runfabtests-dat.sh" \
+			--loopback -D ofi-tcp -T 300 -v | tee "$build/asan.out" &&
+		tail -n 1 "$build/asan.out" | grep -q ' 0 failed$'; then
+		pass=$((pass + 1)); echo "ok: ASan+UBSan unit and functional runs"
+	else
+		fail=$((fail + 1)); echo "FAIL: ASan+UBSan runs"
+	fi
+
 	log "clang build (-Wall -Wextra -Werror)"
 	if build "$top/build-clang" CC=clang &&
 		(cd "$top/build-clang" && make -s -j"$jobs" check TESTS=); then
@@ -114,6 +185,7 @@ test_job() {
 
 case "${1:-}" in
 main) deps; build "$build"; main_job ;;
+bench) main_job ;;
 test) deps; test_job ;;
 deps) deps ;;
 *) echo "usage: $0 main|test" >&2; exit 2 ;;
