@@ -362,7 +362,21 @@ static DAT_RETURN dofi_post_request(DAT_EP_HANDLE h, uint8_t type,
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 
 	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
-		if (type == DOFI_OP_SEND) {
+		if (count <= 1) {
+			/* The common case: libfabric's short calls are the
+			 * cheapest path through most providers. */
+			void *buf = count ? iov[0].iov_base : NULL;
+			size_t len = count ? iov[0].iov_len : 0;
+			void *d = count ? desc[0] : NULL;
+
+			rc = type == DOFI_OP_SEND
+				     ? fi_send(ep->fep, buf, len, d, 0, op)
+			     : type == DOFI_OP_WRITE
+				     ? fi_write(ep->fep, buf, len, d, 0,
+						rma.addr, rma.key, op)
+				     : fi_read(ep->fep, buf, len, d, 0,
+					       rma.addr, rma.key, op);
+		} else if (type == DOFI_OP_SEND) {
 			struct fi_msg msg = {
 				.msg_iov = iov,
 				.desc = desc,
@@ -436,7 +450,13 @@ static ssize_t dofi_recv_post(dofi_ep_t *ep, dofi_op_t *op)
 	int tries;
 
 	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
-		rc = fi_recvmsg(ep->fep, &msg, FI_COMPLETION);
+		rc = op->iov_count <= 1
+			     ? fi_recv(ep->fep,
+				       op->iov_count ? op->iov[0].iov_base : NULL,
+				       op->iov_count ? op->iov[0].iov_len : 0,
+				       op->iov_count ? op->desc[0] : NULL, 0,
+				       op)
+			     : fi_recvmsg(ep->fep, &msg, FI_COMPLETION);
 		if (dofi_retry_eagain(ep, ep->recv_evd, rc) != -FI_EAGAIN)
 			break;
 	}

@@ -132,6 +132,16 @@ static void *dofi_progress_main(void *arg)
 		timeout_us = polled ? DOFI_PROGRESS_POLLED_US
 			     : timers ? DOFI_PROGRESS_TIMER_MS * 1000L
 				      : DOFI_PROGRESS_IDLE_MS * 1000L;
+		if (polled) {
+			/*
+			 * The consumer is busy polling: stay off the core.
+			 * tcp keeps connected sockets in the EQ's fd set, so
+			 * that fd fires on every message; look at the EQ
+			 * again after the nap instead.
+			 */
+			nfds = 1;
+			nfids = 0;
+		}
 		if (nfids > 0 && fi_trywait(ia->fabric, fids, nfids) != 0) {
 			/*
 			 * Completions sit unread, so the CQ fds stay
