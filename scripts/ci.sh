@@ -153,7 +153,7 @@ test_job() {
 		(cd "$top/build-asan" && ASAN_OPTIONS=detect_leaks=0 \
 			make -s -j"$jobs" check TESTS=test/check_dat >/dev/null 2>&1;
 		 grep -E '^[0-9]+%: Checks' test/check_dat.log &&
-		 grep -q '^PASS: test/check_dat' test/check_dat.log) &&
+		 grep -q '^PASS test/check_dat' test/check_dat.log) &&
 		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 		BUILDDIR="$top/build-asan" bash "$top/fabtests-dat/scripts/runfabtests-dat.sh" \
 			--loopback -D ofi-tcp -T 300 -v | tee "$build/asan.out" &&

@@ -483,9 +483,9 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	ret = dofi_post_flags_ok(flags);
 	if (ret != DAT_SUCCESS)
 		return ret;
+	/* Receives stay allowed while a graceful disconnect is pending. */
 	state = atomic_load_explicit(&ep->state, memory_order_acquire);
-	if (state == DAT_EP_STATE_DISCONNECTED ||
-	    state == DAT_EP_STATE_DISCONNECT_PENDING)
+	if (state == DAT_EP_STATE_DISCONNECTED)
 		return DAT_ERROR(DAT_INVALID_STATE,
 				 DAT_INVALID_STATE_EP_DISCONNECTED);
 	op = dofi_pool_get(&ep->recv_pool);
