@@ -525,7 +525,11 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 		}
 		if (evd->cq == NULL)
 			break;
-		atomic_store_explicit(&evd->polled, 1, memory_order_relaxed);
+		/* Tell the progress thread; write only on a change, so the
+		 * line is not bounced between cores on every poll. */
+		if (!atomic_load_explicit(&evd->polled, memory_order_relaxed))
+			atomic_store_explicit(&evd->polled, 1,
+					      memory_order_relaxed);
 		n = fi_cq_read(evd->cq, &entry, 1);
 		if (n == 1) {
 			if (dofi_dto_complete(&entry, event, evd) == 0)

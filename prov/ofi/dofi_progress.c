@@ -32,7 +32,7 @@
 #define DOFI_PROGRESS_IDLE_MS 100
 #define DOFI_PROGRESS_TIMER_MS 10
 #define DOFI_PROGRESS_BUSY_US 50
-#define DOFI_PROGRESS_POLLED_US 500
+#define DOFI_PROGRESS_POLLED_US 2000
 
 /* Bind the calling thread to the cores near the IA's network device. */
 static void dofi_progress_bind(dofi_ia_t *ia)
