@@ -513,6 +513,14 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 	if (atomic_load_explicit(&evd->waiters, memory_order_relaxed))
 		return DAT_ERROR(DAT_INVALID_STATE,
 				 DAT_INVALID_STATE_EVD_WAITER);
+	/*
+	 * The consumer polls: the progress thread keeps off this CQ. Said
+	 * on every call, the ring path too, or once the thread has moved
+	 * completions into the ring it would go on doing all the reading.
+	 * Written only on a change, so the line does not bounce.
+	 */
+	if (!atomic_load_explicit(&evd->polled, memory_order_relaxed))
+		atomic_store_explicit(&evd->polled, 1, memory_order_relaxed);
 	for (;;) {
 		if (atomic_load_explicit(&evd->count, memory_order_acquire)) {
 			int got;
@@ -525,11 +533,6 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 		}
 		if (evd->cq == NULL)
 			break;
-		/* Tell the progress thread; write only on a change, so the
-		 * line is not bounced between cores on every poll. */
-		if (!atomic_load_explicit(&evd->polled, memory_order_relaxed))
-			atomic_store_explicit(&evd->polled, 1,
-					      memory_order_relaxed);
 		n = fi_cq_read(evd->cq, &entry, 1);
 		if (n == 1) {
 			if (dofi_dto_complete(&entry, event, evd) == 0)
