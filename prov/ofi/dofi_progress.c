@@ -127,8 +127,6 @@ static void *dofi_progress_main(void *arg)
 				timers = 1; /* no fd: timed polling */
 			}
 		}
-		pthread_mutex_unlock(&ia->lock);
-
 		timeout_us = polled ? DOFI_PROGRESS_POLLED_US
 			     : timers ? DOFI_PROGRESS_TIMER_MS * 1000L
 				      : DOFI_PROGRESS_IDLE_MS * 1000L;
@@ -142,6 +140,7 @@ static void *dofi_progress_main(void *arg)
 			nfds = 1;
 			nfids = 0;
 		}
+		/* Under the lock: an EVD freed meanwhile takes its CQ along. */
 		if (nfids > 0 && fi_trywait(ia->fabric, fids, nfids) != 0) {
 			/*
 			 * Completions sit unread, so the CQ fds stay
@@ -151,6 +150,7 @@ static void *dofi_progress_main(void *arg)
 			nfds = base;
 			timeout_us = DOFI_PROGRESS_BUSY_US;
 		}
+		pthread_mutex_unlock(&ia->lock);
 		ts.tv_sec = timeout_us / 1000000L;
 		ts.tv_nsec = (timeout_us % 1000000L) * 1000L;
 		if (ppoll(fds, (nfds_t)nfds, &ts, NULL) > 0 &&
