@@ -257,8 +257,6 @@ typedef struct dofi_ep {
 	int graceful;       /* disconnect pending on outstanding sends */
 	int dto_error;      /* a DTO failed: the connection is broken */
 	int shutdown_sent;
-	uint64_t conn_gen;  /* matches EQ events to this connection */
-	DAT_COUNT soft_hw, hard_hw;
 	struct iovec *recv_iov_block;
 	void **recv_desc_block;
 } dofi_ep_t;
@@ -331,9 +329,7 @@ typedef struct dofi_ia {
 	pthread_t progress_thread;
 	int progress_running;
 	int stop_fd;
-	int epfd;
 	pthread_mutex_t eq_lock; /* one EQ reader at a time */
-	uint64_t conn_gen;
 } dofi_ia_t;
 
 #define DOFI_LMR_CHUNK 4096u
@@ -362,7 +358,6 @@ static inline void *dofi_obj_fast(const void *handle, dofi_obj_type_t type)
 	return (void *)o;
 }
 
-DAT_RETURN dofi_status_to_dat(dof_status_t status);
 DAT_RETURN dofi_fi_to_dat(int fi_err);
 DAT_IA_HANDLE dofi_ia_consumer_handle(dofi_ia_t *ia);
 uint64_t dofi_now_ns(void);
@@ -539,7 +534,6 @@ dof_status_t dofi_progress_start(dofi_ia_t *ia);
 void dofi_progress_stop(dofi_ia_t *ia);
 /* An fd the progress thread should watch (CQ of an EVD); -1 ignored. */
 void dofi_progress_watch(dofi_ia_t *ia, int fd, void *ptr);
-void dofi_progress_unwatch(dofi_ia_t *ia, int fd);
 
 /* An event on the IA's async EVD (errors the consumer cannot tie to a
  * call). */

@@ -516,11 +516,12 @@ err:
 	return ret;
 }
 
-DAT_RETURN dofi_psp_create(DAT_IA_HANDLE h, DAT_CONN_QUAL qual,
-			   DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
-			   DAT_PSP_HANDLE *out)
+/* Both PSP calls: *qual 0 listens on any port and returns the one taken. */
+static DAT_RETURN dofi_psp_open(DAT_IA_HANDLE h, DAT_CONN_QUAL *qual,
+				DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
+				DAT_PSP_HANDLE *out, const char *func)
 {
-	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
+	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, func);
 	dofi_sp_t *sp;
 	DAT_RETURN ret;
 
@@ -530,40 +531,37 @@ DAT_RETURN dofi_psp_create(DAT_IA_HANDLE h, DAT_CONN_QUAL qual,
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	if (flags != DAT_PSP_CONSUMER_FLAG && flags != DAT_PSP_PROVIDER_FLAG)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	ret = dofi_sp_create(ia, DOFI_OBJ_PSP, qual, evd, flags, NULL, &sp);
+	if (ret == DAT_SUCCESS)
+		*out = (DAT_PSP_HANDLE)sp;
+	return ret;
+}
+
+DAT_RETURN dofi_psp_create(DAT_IA_HANDLE h, DAT_CONN_QUAL qual,
+			   DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
+			   DAT_PSP_HANDLE *out)
+{
 	if (qual == 0) {
 		dof_warn(DOFI_LOG, "dat_psp_create: conn_qual 0 is not a port; "
 				   "use dat_psp_create_any");
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
-	ret = dofi_sp_create(ia, DOFI_OBJ_PSP, &qual, evd, flags, NULL, &sp);
-	if (ret == DAT_SUCCESS)
-		*out = (DAT_PSP_HANDLE)sp;
-	return ret;
+	return dofi_psp_open(h, &qual, evd, flags, out, __func__);
 }
 
 DAT_RETURN dofi_psp_create_any(DAT_IA_HANDLE h, DAT_CONN_QUAL *qual,
 			       DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
 			       DAT_PSP_HANDLE *out)
 {
-	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
 	DAT_CONN_QUAL q = 0;
-	dofi_sp_t *sp;
 	DAT_RETURN ret;
 
-	if (ia == NULL)
-		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	if (qual == NULL)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (out == NULL)
-		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	if (flags != DAT_PSP_CONSUMER_FLAG && flags != DAT_PSP_PROVIDER_FLAG)
-		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	ret = dofi_sp_create(ia, DOFI_OBJ_PSP, &q, evd, flags, NULL, &sp);
-	if (ret != DAT_SUCCESS)
-		return ret;
-	*qual = q;
-	*out = (DAT_PSP_HANDLE)sp;
-	return DAT_SUCCESS;
+	ret = dofi_psp_open(h, &q, evd, flags, out, __func__);
+	if (ret == DAT_SUCCESS)
+		*qual = q; /* set only on success */
+	return ret;
 }
 
 DAT_RETURN dofi_psp_query(DAT_PSP_HANDLE h, DAT_PSP_PARAM_MASK mask,
@@ -1017,19 +1015,14 @@ DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 	/* The request stays bound to the first listener's libfabric pep. */
 	if (cr->sp != NULL)
 		cr->sp->nref--;
-	{
-		dofi_sp_t *from = cr->sp;
-
-		cr->sp = to;
-		to->nref++;
-		if (to->obj.type == DOFI_OBJ_RSP && to->ep != NULL &&
-		    to->ep->cr == NULL) {
-			cr->ep = to->ep;
-			to->ep->cr = cr;
-			atomic_store(&to->ep->state,
-				     DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
-		}
-		(void)from;
+	cr->sp = to;
+	to->nref++;
+	if (to->obj.type == DOFI_OBJ_RSP && to->ep != NULL &&
+	    to->ep->cr == NULL) {
+		cr->ep = to->ep;
+		to->ep->cr = cr;
+		atomic_store(&to->ep->state,
+			     DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
 	}
 	dofi_cr_announce(cr);
 	pthread_mutex_unlock(&ia->lock);

@@ -590,7 +590,6 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 		ep->fep = NULL;
 		return DOF_ERR_IO;
 	}
-	ep->conn_gen = ++ia->conn_gen;
 	return dofi_dto_replay_recvs(ep);
 }
 

@@ -195,12 +195,8 @@ err:
 /* ia->lock held, or the IA is being torn down. */
 void dofi_evd_destroy(dofi_evd_t *evd)
 {
-	dofi_ia_t *ia = evd->obj.ia;
-
-	if (evd->cq != NULL) {
-		dofi_progress_unwatch(ia, evd->cq_fd);
+	if (evd->cq != NULL)
 		fi_close(&evd->cq->fid);
-	}
 	if (evd->cno != NULL)
 		evd->cno->nref--;
 	close(evd->efd);

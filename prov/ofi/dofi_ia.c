@@ -283,7 +283,6 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	ia->obj.ia = ia;
 	ia->prov = p;
 	ia->stop_fd = -1;
-	ia->epfd = -1;
 	ia->eq_fd = -1;
 	pthread_mutex_init(&ia->lock, NULL);
 	pthread_mutex_init(&ia->eq_lock, NULL);

@@ -213,8 +213,3 @@ void dofi_progress_watch(dofi_ia_t *ia, int fd, void *ptr)
 	if (ia->stop_fd >= 0 && write(ia->stop_fd, &one, sizeof(one)) < 0)
 		dof_debug(DOFI_LOG, "progress wake: %s", strerror(errno));
 }
-
-void dofi_progress_unwatch(dofi_ia_t *ia, int fd)
-{
-	(void)ia, (void)fd;
-}

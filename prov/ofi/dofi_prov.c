@@ -173,37 +173,6 @@ void *dofi_obj_get(const void *handle, dofi_obj_type_t type, const char *func)
 	return (void *)o;
 }
 
-DAT_RETURN dofi_status_to_dat(dof_status_t status)
-{
-	switch (status) {
-	case DOF_OK:
-		return DAT_SUCCESS;
-	case DOF_ERR_NO_MEMORY:
-		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
-	case DOF_ERR_INVALID_PARAM:
-		return DAT_ERROR(DAT_INVALID_PARAMETER, 0);
-	case DOF_ERR_INVALID_HANDLE:
-		return DAT_ERROR(DAT_INVALID_HANDLE, 0);
-	case DOF_ERR_INVALID_STATE:
-		return DAT_ERROR(DAT_INVALID_STATE, 0);
-	case DOF_ERR_NOT_FOUND:
-		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND, 0);
-	case DOF_ERR_EXISTS:
-		return DAT_ERROR(DAT_CONN_QUAL_IN_USE, 0);
-	case DOF_ERR_BUSY:
-		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, 0);
-	case DOF_ERR_UNSUPPORTED:
-		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
-	case DOF_ERR_TIMEOUT:
-		return DAT_ERROR(DAT_TIMEOUT_EXPIRED, 0);
-	case DOF_ERR_OVERFLOW:
-		return DAT_ERROR(DAT_QUEUE_FULL, 0);
-	default:
-		return DAT_ERROR(DAT_INTERNAL_ERROR, 0);
-	}
-}
-
 DAT_RETURN dofi_fi_to_dat(int fi_err)
 {
 	switch (fi_err < 0 ? -fi_err : fi_err) {
