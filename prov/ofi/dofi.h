@@ -324,6 +324,9 @@ typedef struct dofi_ia {
 	int mr_local;  /* FI_MR_LOCAL: descriptors required */
 	int prov_key;  /* FI_MR_PROV_KEY */
 	int auto_progress; /* libfabric progresses data on its own */
+	/* Extra op flags for RDMA writes: FI_DELIVERY_COMPLETE where a
+	 * transmit completion would hide a target's refusal. */
+	uint64_t write_flags;
 	/* progress */
 	dofi_progress_mode_t progress_mode;
 	pthread_t progress_thread;

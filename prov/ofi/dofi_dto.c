@@ -323,9 +323,8 @@ static DAT_RETURN dofi_post_request(DAT_EP_HANDLE h, uint8_t type,
 	if (max_iov > DOFI_MAX_IOV)
 		max_iov = DOFI_MAX_IOV;
 	ret = dofi_segs(ep, nseg, segs, max_iov,
-			/* Local read is implied, as on InfiniBand. */
 			type == DOFI_OP_READ ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG
-					     : DAT_MEM_PRIV_NONE_FLAG,
+					     : DAT_MEM_PRIV_LOCAL_READ_FLAG,
 			iov, desc, &count, &total, &st);
 	if (ret != DAT_SUCCESS)
 		return ret;
@@ -362,7 +361,17 @@ static DAT_RETURN dofi_post_request(DAT_EP_HANDLE h, uint8_t type,
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 
 	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
-		if (count <= 1) {
+		/*
+		 * A write whose completion the consumer sees waits for the
+		 * target's acknowledgement where the IA asks for it (see
+		 * dofi_write_flags). A suppressed one need not: tcp keeps
+		 * order, so a later signalled DTO still reports a refusal.
+		 */
+		uint64_t wflags = type == DOFI_OP_WRITE && !op->suppress
+					  ? ep->obj.ia->write_flags
+					  : 0;
+
+		if (count <= 1 && wflags == 0) {
 			/* The common case: libfabric's short calls are the
 			 * cheapest path through most providers. */
 			void *buf = count ? iov[0].iov_base : NULL;
@@ -396,7 +405,8 @@ static DAT_RETURN dofi_post_request(DAT_EP_HANDLE h, uint8_t type,
 			};
 
 			rc = type == DOFI_OP_WRITE
-				     ? fi_writemsg(ep->fep, &msg, FI_COMPLETION)
+				     ? fi_writemsg(ep->fep, &msg,
+						   FI_COMPLETION | wflags)
 				     : fi_readmsg(ep->fep, &msg, FI_COMPLETION);
 		}
 		if (dofi_retry_eagain(ep, ep->req_evd, rc) != -FI_EAGAIN)

@@ -239,6 +239,30 @@ static dofi_progress_mode_t dofi_progress_mode(const char *fi_prov)
 	return DOFI_PROGRESS_AUTO;
 }
 
+/*
+ * RDMA Write completion level. On InfiniBand and iWARP a write completes
+ * once the target acknowledged it, so a refused write (no right, out of
+ * range, revoked RMR) completes in error. libfabric tcp completes a write
+ * once it is sent; only FI_DELIVERY_COMPLETE makes the initiator wait for
+ * the target's acknowledgement, so that a refusal (which makes tcp drop the
+ * connection) ends the write in error instead of success.
+ * DAPL_OFI_WRITE_COMPLETION=delivery|transmit overrides.
+ */
+static uint64_t dofi_write_flags(const char *fi_prov)
+{
+	const char *env = getenv("DAPL_OFI_WRITE_COMPLETION");
+
+	if (env != NULL && strcmp(env, "delivery") == 0)
+		return FI_DELIVERY_COMPLETE;
+	if (env != NULL && strcmp(env, "transmit") == 0)
+		return 0;
+	if (env != NULL && *env != '\0')
+		dof_warn(DOFI_LOG, "DAPL_OFI_WRITE_COMPLETION='%s' is not "
+				   "delivery|transmit; using the default",
+			 env);
+	return strcmp(fi_prov, "tcp") == 0 ? FI_DELIVERY_COMPLETE : 0;
+}
+
 DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 			DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia_out)
 {
@@ -322,6 +346,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	ia->virt_addr = 1;
 	ia->auto_progress =
 		strcmp(info->fabric_attr->prov_name, "sockets") == 0;
+	ia->write_flags = dofi_write_flags(info->fabric_attr->prov_name);
 
 	rc = fi_fabric(info->fabric_attr, &ia->fabric, NULL);
 	if (rc != 0)
