@@ -34,14 +34,22 @@
 #define DOFI_PROGRESS_BUSY_US 50
 #define DOFI_PROGRESS_POLLED_US 2000
 
-/* Bind the calling thread to the cores near the IA's network device. */
+/*
+ * Bind the calling thread to the cores near the IA's network device, within
+ * the cores it may already use: a consumer that pinned its process (taskset,
+ * an MPI launcher) keeps the thread on its cores. No binding when the device
+ * is not in the topology (loopback, a virtual NIC) or gives nothing
+ * narrower.
+ */
 static void dofi_progress_bind(dofi_ia_t *ia)
 {
 	const char *dev = ia->info->domain_attr->name;
 	hwloc_topology_t topo;
 	hwloc_obj_t os = NULL, anc;
+	hwloc_bitmap_t cur, near;
 
-	if (dev == NULL || hwloc_topology_init(&topo) != 0)
+	if (dev == NULL || strcmp(dev, "lo") == 0 ||
+	    hwloc_topology_init(&topo) != 0)
 		return;
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
 	if (hwloc_topology_load(topo) != 0)
@@ -56,9 +64,20 @@ static void dofi_progress_bind(dofi_ia_t *ia)
 		goto out;
 	}
 	anc = hwloc_get_non_io_ancestor_obj(topo, os);
-	if (anc != NULL && anc->cpuset != NULL &&
-	    hwloc_set_cpubind(topo, anc->cpuset, HWLOC_CPUBIND_THREAD) == 0)
-		dof_info(DOFI_LOG, "progress: thread bound near %s", dev);
+	if (anc == NULL || anc->cpuset == NULL)
+		goto out;
+	cur = hwloc_bitmap_alloc();
+	near = hwloc_bitmap_alloc();
+	if (cur != NULL && near != NULL &&
+	    hwloc_get_cpubind(topo, cur, HWLOC_CPUBIND_THREAD) == 0) {
+		hwloc_bitmap_and(near, cur, anc->cpuset);
+		if (!hwloc_bitmap_iszero(near) &&
+		    !hwloc_bitmap_isequal(near, cur) &&
+		    hwloc_set_cpubind(topo, near, HWLOC_CPUBIND_THREAD) == 0)
+			dof_info(DOFI_LOG, "progress: thread bound near %s", dev);
+	}
+	hwloc_bitmap_free(near);
+	hwloc_bitmap_free(cur);
 out:
 	hwloc_topology_destroy(topo);
 }
