@@ -222,7 +222,6 @@ typedef struct dofi_pool {
 	_Atomic uint64_t head; /* tag << 32 | index */
 	dofi_op_t *ops;
 	uint32_t size;
-	_Atomic int32_t used;
 } dofi_pool_t;
 
 typedef struct dofi_cr dofi_cr_t;
@@ -336,6 +335,9 @@ typedef struct dofi_ia {
 } dofi_ia_t;
 
 #define DOFI_LMR_CHUNK 4096u
+#define DOFI_LMR_SLOT_BITS 20
+#define DOFI_LMR_SLOT_MASK ((1u << DOFI_LMR_SLOT_BITS) - 1)
+#define DOFI_LMR_SLOTS (256u * DOFI_LMR_CHUNK)
 
 /* ---- object helpers (dofi_prov.c) --------------------------------------- */
 
@@ -398,7 +400,6 @@ DAT_RETURN dofi_rmr_bind(DAT_RMR_HANDLE, DAT_LMR_HANDLE,
 			 DAT_COMPLETION_FLAGS, DAT_RMR_CONTEXT *);
 DAT_RETURN dofi_rmr_free(DAT_RMR_HANDLE);
 /* The LMR for an lmr_context, or NULL. Lock-free. */
-dofi_lmr_t *dofi_lmr_lookup(dofi_ia_t *ia, DAT_LMR_CONTEXT ctx);
 /* Free what the IA still holds (abrupt close). */
 void dofi_mem_release_all(dofi_ia_t *ia);
 
@@ -484,14 +485,9 @@ DAT_RETURN dofi_ep_post_rdma_write(DAT_EP_HANDLE, DAT_COUNT,
 				   DAT_COMPLETION_FLAGS);
 dof_status_t dofi_pool_init(dofi_pool_t *pool, uint32_t size);
 void dofi_pool_fini(dofi_pool_t *pool);
-dofi_op_t *dofi_pool_get(dofi_pool_t *pool);
-void dofi_pool_put(dofi_pool_t *pool, dofi_op_t *op);
-/*
- * Turn one CQ entry into a DAT event. Returns 0 when *event is filled,
- * 1 when the completion is suppressed (nothing to report).
- */
-int dofi_dto_complete(const struct fi_cq_data_entry *entry,
-		      DAT_EVENT *event, dofi_evd_t *evd);
+/* dofi_pool_get/put, dofi_lmr_lookup, dofi_dto_complete: dofi_fast.h */
+/* Ops of the pool now posted (a scan: for queries, not the data path). */
+uint32_t dofi_pool_used(const dofi_pool_t *pool);
 int dofi_dto_complete_err(const struct fi_cq_err_entry *err,
 			  DAT_EVENT *event, dofi_evd_t *evd);
 /* Post the receives queued while the EP had no fi_ep. */

@@ -318,7 +318,7 @@ static int dofi_cm_requests_done(dofi_ep_t *ep)
 	/* Pull completions into the ring so the count is true. */
 	if (ep->req_evd != NULL)
 		dofi_evd_flush_cq(ep->req_evd, 1);
-	return atomic_load(&ep->req_pool.used) == 0;
+	return dofi_pool_used(&ep->req_pool) == 0;
 }
 
 DAT_RETURN dofi_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dofi.h"
+#include "dofi_fast.h"
 
 #define DOFI_EAGAIN_RETRIES 1000
 
@@ -33,103 +34,23 @@ dof_status_t dofi_pool_init(dofi_pool_t *pool, uint32_t size)
 	return DOF_OK;
 }
 
+uint32_t dofi_pool_used(const dofi_pool_t *pool)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < pool->size; i++)
+		n += atomic_load_explicit(&pool->ops[i].posted,
+					  memory_order_relaxed) != 0;
+	return n;
+}
+
 void dofi_pool_fini(dofi_pool_t *pool)
 {
 	free(pool->ops);
 	memset(pool, 0, sizeof(*pool));
 }
 
-dofi_op_t *dofi_pool_get(dofi_pool_t *pool)
-{
-	uint64_t old = atomic_load_explicit(&pool->head, memory_order_acquire);
-	uint64_t new;
-	uint32_t idx;
-
-	do {
-		idx = (uint32_t)old;
-		if (idx == DOFI_POOL_NONE)
-			return NULL;
-		new = ((old >> 32) + 1) << 32 |
-		      __atomic_load_n(&pool->ops[idx].next, __ATOMIC_RELAXED);
-	} while (!atomic_compare_exchange_weak_explicit(
-		&pool->head, &old, new, memory_order_acq_rel,
-		memory_order_acquire));
-	atomic_fetch_add_explicit(&pool->used, 1, memory_order_relaxed);
-	return &pool->ops[idx];
-}
-
-void dofi_pool_put(dofi_pool_t *pool, dofi_op_t *op)
-{
-	uint32_t idx = (uint32_t)(op - pool->ops);
-	uint64_t old = atomic_load_explicit(&pool->head, memory_order_acquire);
-	uint64_t new;
-
-	do {
-		__atomic_store_n(&op->next, (uint32_t)old, __ATOMIC_RELAXED);
-		new = ((old >> 32) + 1) << 32 | idx;
-	} while (!atomic_compare_exchange_weak_explicit(
-		&pool->head, &old, new, memory_order_acq_rel,
-		memory_order_acquire));
-	atomic_fetch_sub_explicit(&pool->used, 1, memory_order_relaxed);
-}
-
 /* ---- completions ------------------------------------------------------------ */
-
-static DAT_DTOS dofi_dto_op(uint8_t type)
-{
-	switch (type) {
-	case DOFI_OP_SEND:
-		return DAT_DTO_SEND;
-	case DOFI_OP_RECV:
-		return DAT_DTO_RECEIVE;
-	case DOFI_OP_WRITE:
-		return DAT_DTO_RDMA_WRITE;
-	default:
-		return DAT_DTO_RDMA_READ;
-	}
-}
-
-static void dofi_dto_fill(DAT_EVENT *ev, dofi_evd_t *evd, dofi_op_t *op,
-			  DAT_DTO_COMPLETION_STATUS status,
-			  DAT_SEG_LENGTH len)
-{
-	DAT_DTO_COMPLETION_EVENT_DATA *d = &ev->event_data.dto_completion_event_data;
-
-	ev->event_number = DAT_DTO_COMPLETION_EVENT;
-	ev->evd_handle = (DAT_EVD_HANDLE)evd;
-	d->ep_handle = (DAT_EP_HANDLE)op->ep;
-	d->user_cookie = op->cookie;
-	d->status = status;
-	d->transfered_length = len;
-	d->operation = dofi_dto_op(op->type);
-	d->rmr_context = 0;
-}
-
-static void dofi_op_release(dofi_op_t *op)
-{
-	dofi_ep_t *ep = op->ep;
-
-	dofi_pool_put(op->type == DOFI_OP_RECV ? &ep->recv_pool
-					       : &ep->req_pool,
-		      op);
-}
-
-int dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
-		      dofi_evd_t *evd)
-{
-	dofi_op_t *op = entry->op_context;
-	int suppress;
-
-	/* Ours only; and each op is reported once (a flush may race). */
-	if (op == NULL || atomic_exchange(&op->posted, 0) == 0)
-		return 1;
-	suppress = op->suppress;
-	if (!suppress)
-		dofi_dto_fill(ev, evd, op, DAT_DTO_SUCCESS,
-			      op->type == DOFI_OP_RECV ? entry->len : op->len);
-	dofi_op_release(op);
-	return suppress;
-}
 
 static DAT_DTO_COMPLETION_STATUS dofi_dto_status(int err, uint8_t type)
 {
@@ -251,6 +172,33 @@ static DAT_RETURN dofi_segs(dofi_ep_t *ep, DAT_COUNT nseg,
 	return DAT_SUCCESS;
 }
 
+/*
+ * One segment, the common case, checked inline. Returns 1 when it is good
+ * and fills iov/desc; 0 sends the post through dofi_segs, which decides
+ * (and says why in the log).
+ */
+static inline int dofi_seg1(const dofi_ep_t *ep, const DAT_LMR_TRIPLET *t,
+			    DAT_MEM_PRIV_FLAGS need, struct iovec *iov,
+			    void **desc)
+{
+	const dofi_lmr_t *lmr;
+
+	if (dofi_unlikely(t == NULL || t->segment_length == 0))
+		return 0;
+	lmr = dofi_lmr_lookup(ep->obj.ia, t->lmr_context);
+	if (dofi_unlikely(lmr == NULL || lmr->pz != ep->pz ||
+			  (lmr->priv & need) != need ||
+			  t->virtual_address < lmr->base ||
+			  t->segment_length > lmr->length ||
+			  t->virtual_address - lmr->base >
+				  lmr->length - t->segment_length))
+		return 0;
+	iov->iov_base = (void *)(uintptr_t)t->virtual_address;
+	iov->iov_len = t->segment_length;
+	*desc = lmr->desc;
+	return 1;
+}
+
 static DAT_RETURN dofi_post_flags_ok(DAT_COMPLETION_FLAGS flags)
 {
 	if (flags & ~(DAT_COMPLETION_FLAGS)(DAT_COMPLETION_SUPPRESS_FLAG |
@@ -283,7 +231,9 @@ static ssize_t dofi_retry_eagain(dofi_ep_t *ep, dofi_evd_t *evd, ssize_t rc)
 	return rc;
 }
 
-static DAT_RETURN dofi_post_request(DAT_EP_HANDLE h, uint8_t type,
+/* Inlined into each post call, so that the type is a constant there. */
+static inline __attribute__((always_inline)) DAT_RETURN
+dofi_post_request(DAT_EP_HANDLE h, uint8_t type,
 				    DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
 				    DAT_DTO_COOKIE cookie,
 				    const DAT_RMR_TRIPLET *remote,
@@ -320,16 +270,28 @@ static DAT_RETURN dofi_post_request(DAT_EP_HANDLE h, uint8_t type,
 	max_iov = type == DOFI_OP_SEND	  ? ep->attr.max_request_iov
 		  : type == DOFI_OP_WRITE ? ep->attr.max_rdma_write_iov
 					  : ep->attr.max_rdma_read_iov;
-	if (max_iov > DOFI_MAX_IOV)
-		max_iov = DOFI_MAX_IOV;
-	ret = dofi_segs(ep, nseg, segs, max_iov,
-			type == DOFI_OP_READ ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG
-					     : DAT_MEM_PRIV_LOCAL_READ_FLAG,
-			iov, desc, &count, &total, &st);
-	if (ret != DAT_SUCCESS)
-		return ret;
-	if (st != DAT_DTO_SUCCESS)
-		return dofi_dto_fail(ep, ep->req_evd, type, cookie, st);
+	if (dofi_likely(nseg == 1 && max_iov >= 1 &&
+			dofi_seg1(ep, segs,
+				  type == DOFI_OP_READ
+					  ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG
+					  : DAT_MEM_PRIV_LOCAL_READ_FLAG,
+				  iov, desc))) {
+		count = 1;
+		total = segs->segment_length;
+	} else {
+		if (max_iov > DOFI_MAX_IOV)
+			max_iov = DOFI_MAX_IOV;
+		ret = dofi_segs(ep, nseg, segs, max_iov,
+				type == DOFI_OP_READ
+					? DAT_MEM_PRIV_LOCAL_WRITE_FLAG
+					: DAT_MEM_PRIV_LOCAL_READ_FLAG,
+				iov, desc, &count, &total, &st);
+		if (ret != DAT_SUCCESS)
+			return ret;
+		if (st != DAT_DTO_SUCCESS)
+			return dofi_dto_fail(ep, ep->req_evd, type, cookie,
+					     st);
+	}
 	/*
 	 * Limits are the IA's: OFED's consumers often leave the EP's sizes
 	 * at small or zero values they never meant as a limit.
@@ -501,18 +463,25 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	op = dofi_pool_get(&ep->recv_pool);
 	if (op == NULL)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
-	ret = dofi_segs(ep, nseg, segs,
-			ep->attr.max_recv_iov < DOFI_MAX_IOV
-				? ep->attr.max_recv_iov
-				: DOFI_MAX_IOV,
-			DAT_MEM_PRIV_LOCAL_WRITE_FLAG, op->iov, op->desc,
-			&count, &total, &st);
-	if (ret != DAT_SUCCESS || st != DAT_DTO_SUCCESS) {
-		dofi_pool_put(&ep->recv_pool, op);
-		if (ret != DAT_SUCCESS)
-			return ret;
-		return dofi_dto_fail(ep, ep->recv_evd, DOFI_OP_RECV, cookie,
-				     st);
+	if (dofi_likely(nseg == 1 && ep->attr.max_recv_iov >= 1 &&
+			dofi_seg1(ep, segs, DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
+				  op->iov, op->desc))) {
+		count = 1;
+		total = segs->segment_length;
+	} else {
+		ret = dofi_segs(ep, nseg, segs,
+				ep->attr.max_recv_iov < DOFI_MAX_IOV
+					? ep->attr.max_recv_iov
+					: DOFI_MAX_IOV,
+				DAT_MEM_PRIV_LOCAL_WRITE_FLAG, op->iov,
+				op->desc, &count, &total, &st);
+		if (ret != DAT_SUCCESS || st != DAT_DTO_SUCCESS) {
+			dofi_pool_put(&ep->recv_pool, op);
+			if (ret != DAT_SUCCESS)
+				return ret;
+			return dofi_dto_fail(ep, ep->recv_evd, DOFI_OP_RECV,
+					     cookie, st);
+		}
 	}
 	op->iov_count = (uint32_t)count;
 	op->cookie = cookie;

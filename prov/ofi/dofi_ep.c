@@ -524,9 +524,9 @@ DAT_RETURN dofi_ep_get_status(DAT_EP_HANDLE h, DAT_EP_STATE *state,
 	if (state != NULL)
 		*state = atomic_load(&ep->state);
 	if (recv_idle != NULL)
-		*recv_idle = atomic_load(&ep->recv_pool.used) == 0;
+		*recv_idle = dofi_pool_used(&ep->recv_pool) == 0;
 	if (req_idle != NULL)
-		*req_idle = atomic_load(&ep->req_pool.used) == 0;
+		*req_idle = dofi_pool_used(&ep->req_pool) == 0;
 	return DAT_SUCCESS;
 }
 
@@ -538,7 +538,7 @@ DAT_RETURN dofi_ep_recv_query(DAT_EP_HANDLE h, DAT_COUNT *nbufs,
 	if (ep == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	if (nbufs != NULL)
-		*nbufs = atomic_load(&ep->recv_pool.used);
+		*nbufs = dofi_pool_used(&ep->recv_pool);
 	if (bufs_alloc != NULL)
 		*bufs_alloc = ep->attr.max_recv_dtos;
 	return DAT_SUCCESS;

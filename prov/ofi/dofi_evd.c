@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "dofi.h"
+#include "dofi_fast.h"
 
 #define DOFI_CQ_BATCH 16
 #define DOFI_WAIT_SLICE_MS 10

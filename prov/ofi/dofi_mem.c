@@ -16,10 +16,7 @@
 #include <string.h>
 
 #include "dofi.h"
-
-#define DOFI_LMR_SLOT_BITS 20
-#define DOFI_LMR_SLOT_MASK ((1u << DOFI_LMR_SLOT_BITS) - 1)
-#define DOFI_LMR_SLOTS (256u * DOFI_LMR_CHUNK)
+#include "dofi_fast.h"
 
 /* ---- PZ ------------------------------------------------------------------ */
 
@@ -75,23 +72,6 @@ DAT_RETURN dofi_pz_free(DAT_PZ_HANDLE h)
 }
 
 /* ---- LMR table --------------------------------------------------------------- */
-
-dofi_lmr_t *dofi_lmr_lookup(dofi_ia_t *ia, DAT_LMR_CONTEXT ctx)
-{
-	uint32_t slot = ctx & DOFI_LMR_SLOT_MASK;
-	dofi_lmr_t **chunk, *lmr;
-
-	if (slot == 0 || slot >= DOFI_LMR_SLOTS)
-		return NULL;
-	chunk = __atomic_load_n(&ia->lmr_chunks[slot / DOFI_LMR_CHUNK],
-				__ATOMIC_ACQUIRE);
-	if (chunk == NULL)
-		return NULL;
-	lmr = __atomic_load_n(&chunk[slot % DOFI_LMR_CHUNK], __ATOMIC_ACQUIRE);
-	if (lmr == NULL || lmr->lmr_context != ctx)
-		return NULL;
-	return lmr;
-}
 
 /* Give the LMR a context and publish it. ia->lock held. */
 static dof_status_t dofi_lmr_table_add(dofi_ia_t *ia, dofi_lmr_t *lmr)

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 dapl-ofi developers */
+/*
+ * The data path's small pieces, inline: the per-EP op pools, the LMR table
+ * lookup and the conversion of a completion into a DAT event. Posts
+ * (dofi_dto.c) and dequeues (dofi_evd.c) are a few dozen instructions of
+ * ours around one libfabric call; out-of-line calls between the files
+ * would be a good part of them.
+ */
+#ifndef DOFI_FAST_H
+#define DOFI_FAST_H
+
+#include "dofi.h"
+
+#define dofi_likely(x) __builtin_expect(!!(x), 1)
+#define dofi_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ---- op pools: lock-free stacks of indices, tagged against ABA ---------- */
+
+static inline dofi_op_t *dofi_pool_get(dofi_pool_t *pool)
+{
+	uint64_t old = atomic_load_explicit(&pool->head, memory_order_acquire);
+	uint64_t new;
+	uint32_t idx;
+
+	do {
+		idx = (uint32_t)old;
+		if (dofi_unlikely(idx == DOFI_POOL_NONE))
+			return NULL;
+		new = ((old >> 32) + 1) << 32 |
+		      __atomic_load_n(&pool->ops[idx].next, __ATOMIC_RELAXED);
+	} while (!atomic_compare_exchange_weak_explicit(
+		&pool->head, &old, new, memory_order_acq_rel,
+		memory_order_acquire));
+	return &pool->ops[idx];
+}
+
+static inline void dofi_pool_put(dofi_pool_t *pool, dofi_op_t *op)
+{
+	uint32_t idx = (uint32_t)(op - pool->ops);
+	uint64_t old = atomic_load_explicit(&pool->head, memory_order_acquire);
+	uint64_t new;
+
+	do {
+		__atomic_store_n(&op->next, (uint32_t)old, __ATOMIC_RELAXED);
+		new = ((old >> 32) + 1) << 32 | idx;
+	} while (!atomic_compare_exchange_weak_explicit(
+		&pool->head, &old, new, memory_order_acq_rel,
+		memory_order_acquire));
+}
+
+/* ---- the LMR table ---------------------------------------------------- */
+
+/* lmr_context -> LMR, without a lock; NULL when it names none. */
+static inline dofi_lmr_t *dofi_lmr_lookup(dofi_ia_t *ia, DAT_LMR_CONTEXT ctx)
+{
+	uint32_t slot = ctx & DOFI_LMR_SLOT_MASK;
+	dofi_lmr_t **chunk, *lmr;
+
+	if (dofi_unlikely(slot == 0 || slot >= DOFI_LMR_SLOTS))
+		return NULL;
+	chunk = __atomic_load_n(&ia->lmr_chunks[slot / DOFI_LMR_CHUNK],
+				__ATOMIC_ACQUIRE);
+	if (dofi_unlikely(chunk == NULL))
+		return NULL;
+	lmr = __atomic_load_n(&chunk[slot % DOFI_LMR_CHUNK], __ATOMIC_ACQUIRE);
+	if (dofi_unlikely(lmr == NULL || lmr->lmr_context != ctx))
+		return NULL;
+	return lmr;
+}
+
+/* ---- completions ------------------------------------------------------ */
+
+static inline DAT_DTOS dofi_dto_op(uint8_t type)
+{
+	switch (type) {
+	case DOFI_OP_SEND:
+		return DAT_DTO_SEND;
+	case DOFI_OP_RECV:
+		return DAT_DTO_RECEIVE;
+	case DOFI_OP_WRITE:
+		return DAT_DTO_RDMA_WRITE;
+	default:
+		return DAT_DTO_RDMA_READ;
+	}
+}
+
+static inline void dofi_dto_fill(DAT_EVENT *ev, dofi_evd_t *evd,
+				 const dofi_op_t *op,
+				 DAT_DTO_COMPLETION_STATUS status,
+				 DAT_SEG_LENGTH len)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d =
+		&ev->event_data.dto_completion_event_data;
+
+	ev->event_number = DAT_DTO_COMPLETION_EVENT;
+	ev->evd_handle = (DAT_EVD_HANDLE)evd;
+	d->ep_handle = (DAT_EP_HANDLE)op->ep;
+	d->user_cookie = op->cookie;
+	d->status = status;
+	d->transfered_length = len;
+	d->operation = dofi_dto_op(op->type);
+	d->rmr_context = 0;
+}
+
+static inline void dofi_op_release(dofi_op_t *op)
+{
+	dofi_ep_t *ep = op->ep;
+
+	dofi_pool_put(op->type == DOFI_OP_RECV ? &ep->recv_pool
+					       : &ep->req_pool,
+		      op);
+}
+
+/*
+ * Turn one CQ entry into a DAT event. Returns 0 when *ev is filled, 1 when
+ * there is nothing to report: a suppressed completion, or one a flush
+ * reported already (each op is reported once), or not an op of ours.
+ */
+static inline int dofi_dto_complete(const struct fi_cq_data_entry *entry,
+				    DAT_EVENT *ev, dofi_evd_t *evd)
+{
+	dofi_op_t *op = entry->op_context;
+	int suppress;
+
+	if (dofi_unlikely(op == NULL ||
+			  atomic_exchange(&op->posted, 0) == 0))
+		return 1;
+	suppress = op->suppress;
+	if (dofi_likely(!suppress))
+		dofi_dto_fill(ev, evd, op, DAT_DTO_SUCCESS,
+			      op->type == DOFI_OP_RECV ? entry->len : op->len);
+	dofi_op_release(op);
+	return suppress;
+}
+
+#endif /* DOFI_FAST_H */
