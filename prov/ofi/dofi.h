@@ -331,6 +331,9 @@ typedef struct dofi_ia {
 	pthread_t progress_thread;
 	int progress_running;
 	int stop_fd;
+	/* A consumer polled a CR or connection EVD since the thread's last
+	 * look: it reads the EQ itself. */
+	_Atomic int cm_polled;
 	pthread_mutex_t eq_lock; /* one EQ reader at a time */
 } dofi_ia_t;
 

@@ -560,7 +560,13 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 	/* Connection events: read the EQ now rather than wait for the
 	 * progress thread to wake. */
 	if (evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG)) {
-		dofi_cm_progress(evd->obj.ia);
+		dofi_ia_t *ia = evd->obj.ia;
+
+		if (!atomic_load_explicit(&ia->cm_polled,
+					  memory_order_relaxed))
+			atomic_store_explicit(&ia->cm_polled, 1,
+					      memory_order_relaxed);
+		dofi_cm_progress(ia);
 		if (atomic_load(&evd->count)) {
 			int got;
 
@@ -596,13 +602,18 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms)
 {
 	dofi_ia_t *ia = evd->obj.ia;
 	struct pollfd fds[3];
-	int nfds = 1;
+	int nfds = 1, ready = 0;
 	int slice = ms;
 
 	fds[0].fd = evd->efd;
 	fds[0].events = POLLIN;
 	if ((evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG)) &&
 	    ia->eq_fd >= 0) {
+		struct fid *eqf = &ia->eq->fid;
+
+		/* Armed, or it stays readable (see dofi_progress.c). */
+		if (fi_trywait(ia->fabric, &eqf, 1) == -FI_EAGAIN)
+			ready = 1;
 		fds[nfds].fd = ia->eq_fd;
 		fds[nfds++].events = POLLIN;
 	}
@@ -621,6 +632,8 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms)
 		slice = DOFI_WAIT_SLICE_MS;
 	if (ms >= 0 && (slice < 0 || ms < slice))
 		slice = ms;
+	if (ready)
+		slice = 0; /* connection events to read first */
 	if (slice != 0 && poll(fds, (nfds_t)nfds, slice) > 0 &&
 	    (fds[0].revents & POLLIN))
 		dofi_efd_drain(evd->efd);

@@ -89,11 +89,14 @@ static void *dofi_progress_main(void *arg)
 		   (ia->progress_mode == DOFI_PROGRESS_AUTO &&
 		    !ia->auto_progress);
 
+	unsigned eq_spins = 0;
+
 	dofi_progress_bind(ia);
 	while (__atomic_load_n(&ia->progress_running, __ATOMIC_ACQUIRE)) {
 		struct pollfd fds[DOFI_PROGRESS_MAX_FDS];
 		struct fid *fids[DOFI_PROGRESS_MAX_FDS];
 		int nfds = 0, nfids = 0, timers = 0, polled = 0, base;
+		int eq_ready = 0, cm_polled = 0;
 		struct timespec ts;
 		long timeout_us;
 		dofi_list_t *e;
@@ -102,7 +105,25 @@ static void *dofi_progress_main(void *arg)
 
 		fds[nfds].fd = ia->stop_fd;
 		fds[nfds++].events = POLLIN;
-		if (ia->eq_fd >= 0) {
+		/*
+		 * A consumer busy-polls connection events: it reads the EQ
+		 * (and checks the timers) itself; stay off the core and out
+		 * of its locks, as beside a polled CQ.
+		 */
+		if (atomic_exchange(&ia->cm_polled, 0))
+			cm_polled = 1;
+		else if (ia->eq_fd >= 0) {
+			/*
+			 * Arm the EQ's fd: libfabric's util EQ sets a signal
+			 * on each event and clears it only in fi_trywait, so
+			 * without this the fd stays readable and the thread
+			 * would spin against the consumer.
+			 */
+			struct fid *eqf = &ia->eq->fid;
+			int rc = fi_trywait(ia->fabric, &eqf, 1);
+
+			if (rc == -FI_EAGAIN)
+				eq_ready = 1;
 			fds[nfds].fd = ia->eq_fd;
 			fds[nfds++].events = POLLIN;
 		}
@@ -146,15 +167,13 @@ static void *dofi_progress_main(void *arg)
 				timers = 1; /* no fd: timed polling */
 			}
 		}
-		timeout_us = polled ? DOFI_PROGRESS_POLLED_US
+		timeout_us = polled || cm_polled ? DOFI_PROGRESS_POLLED_US
 			     : timers ? DOFI_PROGRESS_TIMER_MS * 1000L
 				      : DOFI_PROGRESS_IDLE_MS * 1000L;
 		if (polled) {
 			/*
-			 * The consumer is busy polling: stay off the core.
-			 * tcp keeps connected sockets in the EQ's fd set, so
-			 * that fd fires on every message; look at the EQ
-			 * again after the nap instead.
+			 * The consumer is busy polling: stay off the core;
+			 * look at the EQ again after the nap.
 			 */
 			nfds = 1;
 			nfids = 0;
@@ -170,6 +189,11 @@ static void *dofi_progress_main(void *arg)
 			timeout_us = DOFI_PROGRESS_BUSY_US;
 		}
 		pthread_mutex_unlock(&ia->lock);
+		/* Events arrived since the read at the top: go round. */
+		if (eq_ready)
+			timeout_us = eq_spins++ < 16 ? 0 : DOFI_PROGRESS_BUSY_US;
+		else
+			eq_spins = 0;
 		ts.tv_sec = timeout_us / 1000000L;
 		ts.tv_nsec = (timeout_us % 1000000L) * 1000L;
 		if (ppoll(fds, (nfds_t)nfds, &ts, NULL) > 0 &&
