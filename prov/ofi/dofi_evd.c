@@ -5,9 +5,13 @@
  *
  * An EVD is a ring of DAT_EVENTs (connection, CR, RMR bind, software and
  * async events, and completions pulled ahead by a threshold wait) plus,
- * for DTO streams, a libfabric CQ. dat_evd_dequeue takes the ring first,
- * then reads the CQ directly: on the common path (empty ring) it costs one
- * atomic load and one fi_cq_read, no lock of ours. Posting an event moves
+ * for DTO streams, a libfabric CQ. A CQ belongs to one domain and a PZ is
+ * a domain, so an EVD serving EPs of other PZs than the first also has a
+ * CQ in each of their domains (xcq, opened when such an EP first binds
+ * it). dat_evd_dequeue takes the ring first, then reads the CQ directly:
+ * on the common path (empty ring) it costs one atomic load and one
+ * fi_cq_read, no lock of ours; the other CQs are read only when the first
+ * is empty and there are any. Posting an event moves
  * the CQ's completions into the ring first, so completions that happened
  * before a disconnect are seen before it.
  *

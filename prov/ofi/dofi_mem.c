@@ -3,6 +3,12 @@
 /*
  * Protection zones, LMRs and (emulated) RMRs.
  *
+ * A PZ is a libfabric domain (a PD on verbs): its LMRs and RMR windows are
+ * registered there and its EPs open their endpoints there, and keys are
+ * only valid in their domain, so a peer cannot reach a PZ's memory through
+ * an EP of another PZ. The first PZ takes the IA's domain; a freed PZ
+ * leaves its (empty) domain to the next.
+ *
  * lmr_context is our own 32-bit index (20 bits of slot, 12 of generation)
  * into a chunked table that posts read without a lock; rmr_context is the
  * libfabric key the peer uses: ours (< 2^32) where the provider takes
