@@ -12,7 +12,8 @@
  * Endpoint's -- each an error completion at the initiator
  * (DAT_DTO_ERR_REMOTE_ACCESS expected), with every target byte unchanged.
  * Each case runs on a fresh connection, since a protection error breaks
- * it.  Single process, two IAs (initiator and target).
+ * it.  Last, one receive EVD serves target EPs of two PZs: both PZs'
+ * traffic arrives.  Single process, two IAs (initiator and target).
  */
 #include "config.h"
 
@@ -476,6 +477,138 @@ static void check_remote(void)
 	gmr_free(&all);
 }
 
+/* The cookies of two receive completions on evd, by wait or by dequeue. */
+static int two_recvs(DAT_EVD_HANDLE evd, bool wait, uint64_t got[2])
+{
+	uint64_t end = ft_now_us() + FT_TIMEOUT_US;
+	DAT_EVENT ev;
+	DAT_RETURN ret;
+	int n = 0;
+
+	while (n < 2 && ft_now_us() < end) {
+		if (wait)
+			ret = ft_wait(evd, FT_TIMEOUT_US, &ev);
+		else
+			ret = dat_evd_dequeue(evd, &ev);
+		if (ret != DAT_SUCCESS) {
+			if (wait)
+				break;
+			usleep(1000);
+			continue;
+		}
+		if (ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+		    ev.event_data.dto_completion_event_data.status ==
+		            DAT_DTO_SUCCESS)
+			got[n++] = ev.event_data.dto_completion_event_data
+			                   .user_cookie.as_64;
+	}
+	return n;
+}
+
+/*
+ * One receive EVD serving target EPs of two PZs (a PZ is a libfabric
+ * domain: the EVD reads a CQ in each): receives of both arrive through
+ * dat_evd_wait and dat_evd_dequeue, and an RDMA write through the second
+ * PZ's EP lands in that PZ's memory.
+ */
+static void check_shared_evd(void)
+{
+	const char *how[2] = {"dat_evd_wait", "dat_evd_dequeue"};
+	struct conn a, b;
+	struct ft_mr ra, rb, sa, sb;
+	DAT_PZ_HANDLE pz2;
+	DAT_EP_PARAM p;
+	DAT_EP_ATTR attr;
+	DAT_LMR_TRIPLET l;
+	DAT_RMR_TRIPLET r;
+	DAT_DTO_COOKIE ck;
+	uint64_t end;
+	int round;
+
+	FT_DAT_OK(dat_pz_create(tgt.ia, &pz2));
+	FT_DAT_OK(ft_mr_create(&tgt, tgt.pz, 4096, DAT_MEM_PRIV_ALL_FLAG, &ra));
+	FT_DAT_OK(ft_mr_create(&tgt, pz2, 4096, DAT_MEM_PRIV_ALL_FLAG, &rb));
+	FT_DAT_OK(ft_mr_create(&ini, ini.pz, 4096, DAT_MEM_PRIV_ALL_FLAG, &sa));
+	FT_DAT_OK(ft_mr_create(&ini, ini.pz, 4096, DAT_MEM_PRIV_ALL_FLAG, &sb));
+	memset(&b, 0, sizeof(b));
+	if (!conn_up(&a, tgt.pz))
+		goto out_a;
+	/* b's target EP is in pz2 and receives on a's receive EVD. */
+	ft_ep_attr_default(&ini, &attr);
+	FT_DAT_OK(ft_ep_create(&ini, ini.pz, &attr, 64, &b.i));
+	FT_DAT_OK(ft_ep_create(&tgt, pz2, &attr, 64, &b.t));
+	memset(&p, 0, sizeof(p));
+	p.recv_evd_handle = a.t.recv_evd;
+	FT_DAT_CHECK(dat_ep_modify(b.t.ep, DAT_EP_FIELD_RECV_EVD_HANDLE, &p));
+	FT_DAT_CHECK(dat_evd_free(b.t.recv_evd));
+	b.t.recv_evd = DAT_HANDLE_NULL;
+	b.up = ft_connect_local(&ini, &b.i, &tgt, &b.t, &L);
+	if (!b.up)
+		goto out;
+	for (round = 0; round < 2; round++) {
+		uint64_t got[2] = {0, 0};
+		int n;
+
+		l = ft_lmr_iov(&ra, 0, 64);
+		ck.as_64 = 0xa0 + (uint64_t)round;
+		FT_DAT_CHECK(dat_ep_post_recv(a.t.ep, 1, &l, ck,
+		                              DAT_COMPLETION_DEFAULT_FLAG));
+		l = ft_lmr_iov(&rb, 0, 64);
+		ck.as_64 = 0xb0 + (uint64_t)round;
+		FT_DAT_CHECK(dat_ep_post_recv(b.t.ep, 1, &l, ck,
+		                              DAT_COMPLETION_DEFAULT_FLAG));
+		l = ft_lmr_iov(&sa, 0, 64);
+		ck.as_64 = 1;
+		FT_DAT_CHECK(dat_ep_post_send(a.i.ep, 1, &l, ck,
+		                              DAT_COMPLETION_DEFAULT_FLAG));
+		l = ft_lmr_iov(&sb, 0, 64);
+		ck.as_64 = 2;
+		FT_DAT_CHECK(dat_ep_post_send(b.i.ep, 1, &l, ck,
+		                              DAT_COMPLETION_DEFAULT_FLAG));
+		ft_expect_dto(a.i.req_evd, FT_TIMEOUT_US, a.i.ep, DAT_DTO_SEND,
+		              1, DAT_DTO_SUCCESS, 64, NULL, "send in PZ 1");
+		ft_expect_dto(b.i.req_evd, FT_TIMEOUT_US, b.i.ep, DAT_DTO_SEND,
+		              2, DAT_DTO_SUCCESS, 64, NULL, "send to PZ 2");
+		n = two_recvs(a.t.recv_evd, round == 0, got);
+		FT_CHECK(n == 2 && ((got[0] == 0xa0 + (uint64_t)round &&
+		                     got[1] == 0xb0 + (uint64_t)round) ||
+		                    (got[1] == 0xa0 + (uint64_t)round &&
+		                     got[0] == 0xb0 + (uint64_t)round)),
+		         "one EVD for EPs of two PZs: both receives by %s (%d: "
+		         "%#llx %#llx)",
+		         how[round], n, (unsigned long long)got[0],
+		         (unsigned long long)got[1]);
+	}
+	/* An RDMA write through pz2's EP into pz2's memory lands. */
+	ft_fill(sb.buf, 64, 700);
+	l = ft_lmr_iov(&sb, 0, 64);
+	r = ft_rmr_iov(&rb, 128, 64);
+	ck.as_64 = 3;
+	FT_DAT_CHECK(dat_ep_post_rdma_write(b.i.ep, 1, &l, ck, &r,
+	                                    DAT_COMPLETION_DEFAULT_FLAG));
+	ft_expect_dto(b.i.req_evd, FT_TIMEOUT_US, b.i.ep, DAT_DTO_RDMA_WRITE, 3,
+	              DAT_DTO_SUCCESS, 64, NULL, "RDMA write in PZ 2");
+	end = ft_now_us() + FT_TIMEOUT_US;
+	while (ft_pattern_mismatch((char *)rb.buf + 128, 64, 700) >= 0 &&
+	       ft_now_us() < end)
+		usleep(1000);
+	FT_CHECK(ft_pattern_mismatch((char *)rb.buf + 128, 64, 700) < 0,
+	         "RDMA write through an EP of a second PZ lands in its memory");
+out:
+	(void)dat_ep_disconnect(b.i.ep, DAT_CLOSE_ABRUPT_FLAG);
+	(void)dat_ep_disconnect(b.t.ep, DAT_CLOSE_ABRUPT_FLAG);
+	usleep(20000);
+	ft_ep_free(&b.t);
+	ft_ep_free(&b.i);
+	conn_down(&a);
+out_a:
+	ft_mr_free(&sb);
+	ft_mr_free(&sa);
+	ft_mr_free(&rb);
+	ft_mr_free(&ra);
+	FT_DAT_CHECK(dat_pz_free(pz2));
+}
+
 int main(int argc, char **argv)
 {
 	ft_init(argc, argv, "dat_protect",
@@ -489,6 +622,7 @@ int main(int argc, char **argv)
 	FT_DAT_OK(ft_listen(&tgt, &L));
 	check_local();
 	check_remote();
+	check_shared_evd();
 	ft_listener_free(&L);
 	ft_ia_close(&tgt);
 	ft_ia_close(&ini);

@@ -123,8 +123,26 @@ typedef struct dofi_prov {
 
 /* ---- memory ---------------------------------------------------------- */
 
+struct dofi_pz;
+
+/*
+ * A libfabric domain: memory keys and endpoints live in one, so a PZ is a
+ * domain of its own (a PD on verbs). The IA's domain is the first in the
+ * list and holds the CQs EVDs open at creation; the first PZ takes it.
+ * A freed PZ leaves its domain empty (no MR, no endpoint) for the next
+ * PZ; domains close with the IA.
+ */
+typedef struct dofi_dom {
+	struct fid_domain *domain;
+	struct fid_cq *null_cq; /* for EPs with no request/recv EVD */
+	struct dofi_pz *pz;     /* the PZ using it; NULL when free */
+	unsigned index;         /* 0: the IA's */
+	struct dofi_dom *next;
+} dofi_dom_t;
+
 typedef struct dofi_pz {
 	dofi_obj_t obj;
+	dofi_dom_t *dom;
 	_Atomic int nref; /* LMRs, RMRs, EPs using it */
 } dofi_pz_t;
 
@@ -169,6 +187,18 @@ typedef struct dofi_cno {
 	int waiters;
 } dofi_cno_t;
 
+/*
+ * A CQ of an EVD in a domain other than the IA's, opened when the first
+ * EP of that domain's PZ binds the EVD. Appended under ia->lock with a
+ * release store, read without a lock, freed only with the EVD.
+ */
+typedef struct dofi_evd_cq {
+	struct fid_cq *cq;
+	int fd; /* -1 when the CQ has no fd wait object */
+	dofi_dom_t *dom;
+	struct dofi_evd_cq *next;
+} dofi_evd_cq_t;
+
 typedef struct dofi_evd {
 	dofi_obj_t obj;
 	DAT_EVD_FLAGS flags;
@@ -178,8 +208,9 @@ typedef struct dofi_evd {
 	uint32_t cap; /* ring capacity, >= qlen */
 	uint32_t head;
 	_Atomic uint32_t count;
-	struct fid_cq *cq; /* DTO and RMR streams */
+	struct fid_cq *cq; /* DTO and RMR streams, in the IA's domain */
 	int cq_fd;         /* -1 when the CQ has no fd wait object */
+	dofi_evd_cq_t *xcq; /* CQs in other PZs' domains; usually NULL */
 	int efd;           /* eventfd: software/CM events for waiters */
 	_Atomic int waiters;
 	int enabled;
@@ -189,6 +220,17 @@ typedef struct dofi_evd {
 	_Atomic int nref; /* EPs, PSPs, RSPs using it */
 	_Atomic int polled; /* the consumer read the CQ since last look */
 } dofi_evd_t;
+
+/* The EVD's CQs in other domains, safe without a lock (never removed). */
+static inline dofi_evd_cq_t *dofi_evd_xcq_first(dofi_evd_t *evd)
+{
+	return __atomic_load_n(&evd->xcq, __ATOMIC_ACQUIRE);
+}
+
+static inline dofi_evd_cq_t *dofi_evd_xcq_next(dofi_evd_cq_t *x)
+{
+	return __atomic_load_n(&x->next, __ATOMIC_ACQUIRE);
+}
 
 /* ---- endpoints --------------------------------------------------------- */
 
@@ -236,6 +278,7 @@ typedef struct dofi_ep {
 	dofi_evd_t *conn_evd;
 	DAT_EP_ATTR attr;
 	struct fid_ep *fep; /* NULL until connect or accept */
+	struct fid_cq *tx_cq, *rx_cq; /* what fep is bound to */
 	struct fi_info *info;
 	dofi_pool_t req_pool;
 	dofi_pool_t recv_pool;
@@ -301,10 +344,9 @@ typedef struct dofi_ia {
 	pthread_mutex_t lock; /* control path: objects, states, CM */
 	struct fi_info *info;
 	struct fid_fabric *fabric;
-	struct fid_domain *domain;
+	dofi_dom_t dom0; /* the IA's domain, head of the domain list */
 	struct fid_eq *eq;
 	int eq_fd;
-	struct fid_cq *null_cq; /* for EPs with no request/recv EVD */
 	dofi_evd_t *async_evd;
 	int async_evd_ours;
 	struct sockaddr_in addr;
@@ -380,6 +422,9 @@ DAT_RETURN dofi_ia_query(DAT_IA_HANDLE, DAT_EVD_HANDLE *, DAT_IA_ATTR_MASK,
 			 DAT_PROVIDER_ATTR *);
 DAT_RETURN dofi_ia_close(DAT_IA_HANDLE, DAT_CLOSE_FLAGS);
 dofi_prov_t *dofi_prov_find(const char *ia_name);
+/* Open a domain and its null CQ on the IA's fabric; libfabric's error. */
+int dofi_dom_open(dofi_ia_t *ia, dofi_dom_t *dom);
+void dofi_dom_close(dofi_dom_t *dom);
 
 /* dofi_mem.c */
 DAT_RETURN dofi_pz_create(DAT_IA_HANDLE, DAT_PZ_HANDLE *);
@@ -438,6 +483,11 @@ dof_status_t dofi_evd_post(dofi_evd_t *evd, const DAT_EVENT *event);
 dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
 				     DAT_EVD_FLAGS flags);
 void dofi_evd_destroy(dofi_evd_t *evd);
+/*
+ * The EVD's CQ in dom, opened on first use (an EP of another PZ binds the
+ * EVD). NULL when the EVD has no CQ or the open failed. ia->lock held.
+ */
+struct fid_cq *dofi_evd_cq_get(dofi_evd_t *evd, dofi_dom_t *dom);
 /*
  * Move the EVD's CQ completions into its ring: up to qlen events, or all
  * of them (EP teardown, before the contexts they name are freed).

@@ -163,6 +163,13 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 		return DAT_ERROR(DAT_INVALID_STATE,
 				 DAT_INVALID_STATE_EP_CONNECTED);
 	}
+	/* The endpoint opens in its PZ's domain (as OFED: no PZ, no QP). */
+	if (ep->pz == NULL) {
+		pthread_mutex_unlock(&ia->lock);
+		dof_warn(DOFI_LOG, "dat_ep_connect: the EP needs a PZ");
+		return DAT_ERROR(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_EP_NOTREADY);
+	}
 	info = fi_dupinfo(ia->info);
 	if (info == NULL) {
 		pthread_mutex_unlock(&ia->lock);

@@ -223,11 +223,10 @@ static int dofi_suppress(const dofi_ep_t *ep, DAT_COMPLETION_FLAGS flags,
 }
 
 /* Drive progress while libfabric's queue is full, then give up. */
-static ssize_t dofi_retry_eagain(dofi_ep_t *ep, dofi_evd_t *evd, ssize_t rc)
+static ssize_t dofi_retry_eagain(struct fid_cq *cq, ssize_t rc)
 {
-	(void)ep;
-	if (rc == -FI_EAGAIN && evd != NULL && evd->cq != NULL)
-		(void)fi_cq_read(evd->cq, NULL, 0);
+	if (rc == -FI_EAGAIN && cq != NULL)
+		(void)fi_cq_read(cq, NULL, 0);
 	return rc;
 }
 
@@ -371,7 +370,7 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type,
 						   FI_COMPLETION | wflags)
 				     : fi_readmsg(ep->fep, &msg, FI_COMPLETION);
 		}
-		if (dofi_retry_eagain(ep, ep->req_evd, rc) != -FI_EAGAIN)
+		if (dofi_retry_eagain(ep->tx_cq, rc) != -FI_EAGAIN)
 			break;
 	}
 	if (rc != 0) {
@@ -429,7 +428,7 @@ static ssize_t dofi_recv_post(dofi_ep_t *ep, dofi_op_t *op)
 				       op->iov_count ? op->desc[0] : NULL, 0,
 				       op)
 			     : fi_recvmsg(ep->fep, &msg, FI_COMPLETION);
-		if (dofi_retry_eagain(ep, ep->recv_evd, rc) != -FI_EAGAIN)
+		if (dofi_retry_eagain(ep->rx_cq, rc) != -FI_EAGAIN)
 			break;
 	}
 	return rc;

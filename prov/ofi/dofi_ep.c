@@ -480,6 +480,17 @@ DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		pthread_mutex_unlock(&ia->lock);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	}
+	/*
+	 * The libfabric endpoint is opened in the PZ's domain at connect or
+	 * accept, so the PZ may change until then; receives queued meanwhile
+	 * were checked against the old one.
+	 */
+	if (pz != ep->pz && ep->pend_head != DOFI_POOL_NONE) {
+		pthread_mutex_unlock(&ia->lock);
+		dof_warn(DOFI_LOG, "dat_ep_modify: receives posted in the old "
+				   "PZ are queued; the PZ cannot change");
+		return DAT_ERROR(DAT_INVALID_STATE, 0);
+	}
 	if (a.max_recv_dtos != ep->attr.max_recv_dtos ||
 	    a.max_request_dtos != ep->attr.max_request_dtos ||
 	    a.max_recv_iov != ep->attr.max_recv_iov) {
@@ -562,20 +573,33 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 {
 	dofi_ia_t *ia = ep->obj.ia;
 	struct fid_cq *tx, *rx;
+	dofi_dom_t *dom;
 	int rc;
 
+	/* Connect and accept refuse an EP with no PZ. */
+	if (ep->pz == NULL)
+		return DOF_ERR_INVALID_STATE;
+	/*
+	 * The PZ's domain: only its keys reach this endpoint, and it binds
+	 * its EVDs' CQs in that domain (opened now if it is new to them).
+	 */
+	dom = ep->pz->dom;
+	tx = ep->req_evd ? dofi_evd_cq_get(ep->req_evd, dom) : dom->null_cq;
+	rx = ep->recv_evd ? dofi_evd_cq_get(ep->recv_evd, dom) : dom->null_cq;
+	if (tx == NULL || rx == NULL)
+		return DOF_ERR_NO_MEMORY;
 	if (ep->attr.max_request_dtos > 0)
 		info->tx_attr->size = (size_t)ep->attr.max_request_dtos;
 	if (ep->attr.max_recv_dtos > 0)
 		info->rx_attr->size = (size_t)ep->attr.max_recv_dtos;
-	rc = fi_endpoint(ia->domain, info, &ep->fep, ep);
+	rc = fi_endpoint(dom->domain, info, &ep->fep, ep);
 	if (rc != 0) {
 		dof_warn(DOFI_LOG, "fi_endpoint: %s", fi_strerror(-rc));
 		ep->fep = NULL;
 		return DOF_ERR_NO_MEMORY;
 	}
-	tx = ep->req_evd && ep->req_evd->cq ? ep->req_evd->cq : ia->null_cq;
-	rx = ep->recv_evd && ep->recv_evd->cq ? ep->recv_evd->cq : ia->null_cq;
+	ep->tx_cq = tx;
+	ep->rx_cq = rx;
 	rc = fi_ep_bind(ep->fep, &ia->eq->fid, 0);
 	if (rc == 0)
 		rc = fi_ep_bind(ep->fep, &tx->fid, FI_TRANSMIT);
@@ -600,6 +624,7 @@ void dofi_ep_close_fep(dofi_ep_t *ep)
 	/* libfabric flushes what was posted (FI_ECANCELED) on close. */
 	fi_close(&ep->fep->fid);
 	ep->fep = NULL;
+	ep->tx_cq = ep->rx_cq = NULL;
 	if (ep->info != NULL) {
 		fi_freeinfo(ep->info);
 		ep->info = NULL;

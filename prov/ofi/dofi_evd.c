@@ -5,9 +5,13 @@
  *
  * An EVD is a ring of DAT_EVENTs (connection, CR, RMR bind, software and
  * async events, and completions pulled ahead by a threshold wait) plus,
- * for DTO streams, a libfabric CQ. dat_evd_dequeue takes the ring first,
- * then reads the CQ directly: on the common path (empty ring) it costs one
- * atomic load and one fi_cq_read, no lock of ours. Posting an event moves
+ * for DTO streams, a libfabric CQ. A CQ belongs to one domain and a PZ is
+ * a domain, so an EVD serving EPs of other PZs than the first also has a
+ * CQ in each of their domains (xcq, opened when such an EP first binds
+ * it). dat_evd_dequeue takes the ring first, then reads the CQ directly:
+ * on the common path (empty ring) it costs one atomic load and one
+ * fi_cq_read, no lock of ours; the other CQs are read only when the first
+ * is empty and there are any. Posting an event moves
  * the CQ's completions into the ring first, so completions that happened
  * before a disconnect are seen before it.
  *
@@ -99,29 +103,24 @@ static int dofi_ring_pop(dofi_evd_t *evd, DAT_EVENT *ev)
 	return 1;
 }
 
-/*
- * Move completions from the CQ into the ring until it holds `limit`
- * events or the CQ is empty. Returns how many were moved.
- */
-static int dofi_evd_drain_locked(dofi_evd_t *evd, uint32_t limit)
+/* Move completions of one CQ into the ring until it holds `limit`. */
+static int dofi_evd_drain_cq(dofi_evd_t *evd, struct fid_cq *cq, uint32_t limit)
 {
 	struct fi_cq_data_entry entries[DOFI_CQ_BATCH];
 	int moved = 0;
 
-	if (evd->cq == NULL)
-		return 0;
 	while (atomic_load(&evd->count) < limit) {
 		uint32_t room = limit - atomic_load(&evd->count);
 		ssize_t n, i;
 		DAT_EVENT ev;
 
-		n = fi_cq_read(evd->cq, entries,
+		n = fi_cq_read(cq, entries,
 			       room < DOFI_CQ_BATCH ? room : DOFI_CQ_BATCH);
 		if (n == -FI_EAVAIL) {
 			struct fi_cq_err_entry err;
 
 			memset(&err, 0, sizeof(err));
-			if (fi_cq_readerr(evd->cq, &err, 0) != 1)
+			if (fi_cq_readerr(cq, &err, 0) != 1)
 				break;
 			if (dofi_dto_complete_err(&err, &ev, evd) == 0 &&
 			    dofi_ring_push(evd, &ev) == DOF_OK)
@@ -138,7 +137,78 @@ static int dofi_evd_drain_locked(dofi_evd_t *evd, uint32_t limit)
 	return moved;
 }
 
+/*
+ * Move completions from the EVD's CQs (the IA domain's, then those of
+ * other PZs' domains) into the ring until it holds `limit` events or the
+ * CQs are empty. Returns how many were moved.
+ */
+static int dofi_evd_drain_locked(dofi_evd_t *evd, uint32_t limit)
+{
+	dofi_evd_cq_t *x;
+	int moved;
+
+	if (evd->cq == NULL)
+		return 0;
+	moved = dofi_evd_drain_cq(evd, evd->cq, limit);
+	for (x = dofi_evd_xcq_first(evd); x != NULL; x = dofi_evd_xcq_next(x))
+		moved += dofi_evd_drain_cq(evd, x->cq, limit);
+	return moved;
+}
+
 /* ---- creation ------------------------------------------------------------- */
+
+/* A CQ for an EVD in one domain; fd -1 when it has no fd wait object. */
+static int dofi_evd_cq_open(struct fid_domain *domain, DAT_COUNT qlen,
+			    struct fid_cq **cq, int *fd)
+{
+	struct fi_cq_attr attr = {
+		.size = (size_t)qlen,
+		.format = FI_CQ_FORMAT_DATA,
+		.wait_obj = FI_WAIT_FD,
+	};
+	int rc = fi_cq_open(domain, &attr, cq, NULL);
+
+	if (rc == -FI_ENOSYS || rc == -FI_EINVAL) {
+		attr.wait_obj = FI_WAIT_NONE; /* shm: timed polling */
+		rc = fi_cq_open(domain, &attr, cq, NULL);
+	}
+	if (rc != 0) {
+		dof_warn(DOFI_LOG, "fi_cq_open(%d): %s", qlen,
+			 fi_strerror(-rc));
+		*cq = NULL;
+		return rc;
+	}
+	*fd = -1;
+	if (attr.wait_obj == FI_WAIT_FD &&
+	    fi_control(&(*cq)->fid, FI_GETWAIT, fd) != 0)
+		*fd = -1;
+	return 0;
+}
+
+struct fid_cq *dofi_evd_cq_get(dofi_evd_t *evd, dofi_dom_t *dom)
+{
+	dofi_evd_cq_t *x, **tail;
+
+	if (evd->cq == NULL || dom->index == 0)
+		return evd->cq;
+	for (tail = &evd->xcq; (x = *tail) != NULL; tail = &x->next)
+		if (x->dom == dom)
+			return x->cq;
+	x = calloc(1, sizeof(*x));
+	if (x == NULL)
+		return NULL;
+	x->dom = dom;
+	if (dofi_evd_cq_open(dom->domain, evd->qlen, &x->cq, &x->fd) != 0) {
+		free(x);
+		return NULL;
+	}
+	/* Readers walk the list without a lock: publish it whole. */
+	__atomic_store_n(tail, x, __ATOMIC_RELEASE);
+	dof_debug(DOFI_LOG, "EVD %p: a CQ in domain %u", (void *)evd,
+		  dom->index);
+	dofi_progress_watch(evd->obj.ia, x->fd, evd);
+	return x->cq;
+}
 
 dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
 				     DAT_EVD_FLAGS flags)
@@ -160,25 +230,9 @@ dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
 	if (evd->ring == NULL || evd->efd < 0)
 		goto err;
 	if (flags & DAT_EVD_DTO_FLAG) {
-		struct fi_cq_attr attr = {
-			.size = (size_t)qlen,
-			.format = FI_CQ_FORMAT_DATA,
-			.wait_obj = FI_WAIT_FD,
-		};
-		int rc = fi_cq_open(ia->domain, &attr, &evd->cq, NULL);
-
-		if (rc == -FI_ENOSYS || rc == -FI_EINVAL) {
-			attr.wait_obj = FI_WAIT_NONE; /* shm: timed polling */
-			rc = fi_cq_open(ia->domain, &attr, &evd->cq, NULL);
-		}
-		if (rc != 0) {
-			dof_warn(DOFI_LOG, "fi_cq_open(%d): %s", qlen,
-				 fi_strerror(-rc));
+		if (dofi_evd_cq_open(ia->dom0.domain, qlen, &evd->cq,
+				     &evd->cq_fd) != 0)
 			goto err;
-		}
-		if (attr.wait_obj == FI_WAIT_FD &&
-		    fi_control(&evd->cq->fid, FI_GETWAIT, &evd->cq_fd) != 0)
-			evd->cq_fd = -1;
 		dofi_progress_watch(ia, evd->cq_fd, evd);
 	}
 	return evd;
@@ -196,6 +250,13 @@ err:
 /* ia->lock held, or the IA is being torn down. */
 void dofi_evd_destroy(dofi_evd_t *evd)
 {
+	while (evd->xcq != NULL) {
+		dofi_evd_cq_t *x = evd->xcq;
+
+		evd->xcq = x->next;
+		fi_close(&x->cq->fid);
+		free(x);
+	}
 	if (evd->cq != NULL)
 		fi_close(&evd->cq->fid);
 	if (evd->cno != NULL)
@@ -493,6 +554,38 @@ DAT_RETURN dofi_evd_post_se(DAT_EVD_HANDLE h, const DAT_EVENT *event)
 
 /* ---- consuming -------------------------------------------------------------- */
 
+/* One event from the CQs in other domains; 0 when they are empty. */
+static int dofi_evd_dequeue_xcq(dofi_evd_t *evd, DAT_EVENT *event)
+{
+	struct fi_cq_data_entry entry;
+	dofi_evd_cq_t *x;
+	ssize_t n;
+
+	for (x = dofi_evd_xcq_first(evd); x != NULL; x = dofi_evd_xcq_next(x)) {
+		for (;;) {
+			n = fi_cq_read(x->cq, &entry, 1);
+			if (n == 1) {
+				if (dofi_dto_complete(&entry, event, evd) == 0)
+					return 1;
+				continue; /* suppressed */
+			}
+			if (n == -FI_EAVAIL) {
+				struct fi_cq_err_entry err;
+
+				memset(&err, 0, sizeof(err));
+				if (fi_cq_readerr(x->cq, &err, 0) != 1)
+					break;
+				if (dofi_dto_complete_err(&err, event, evd) ==
+				    0)
+					return 1;
+				continue;
+			}
+			break;
+		}
+	}
+	return 0;
+}
+
 DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 {
 	dofi_evd_t *evd = dofi_obj_fast(h, DOFI_OBJ_EVD);
@@ -545,6 +638,10 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 				return DAT_SUCCESS;
 			continue;
 		}
+		/* EPs of other PZs: their domains' CQs. */
+		if (__atomic_load_n(&evd->xcq, __ATOMIC_RELAXED) != NULL &&
+		    dofi_evd_dequeue_xcq(evd, event))
+			return DAT_SUCCESS;
 		break;
 	}
 	/* An event posted while we read the CQ. */
@@ -597,11 +694,31 @@ static int dofi_ms_left(uint64_t deadline_ns)
 	return (int)((deadline_ns - now + 999999) / 1000000);
 }
 
+/*
+ * Put a CQ's fd in a poll set when fi_trywait says nothing sits unread.
+ * 1 when the caller should nap briefly instead: entries sit unread, the
+ * CQ has no fd, or the set is full.
+ */
+static int dofi_cq_arm(dofi_ia_t *ia, struct fid_cq *cq, int fd,
+		       struct pollfd *fds, int *nfds, int max)
+{
+	struct fid *f = &cq->fid;
+
+	if (fd < 0 || *nfds >= max || fi_trywait(ia->fabric, &f, 1) != 0)
+		return 1;
+	fds[*nfds].fd = fd;
+	fds[*nfds].events = POLLIN;
+	(*nfds)++;
+	return 0;
+}
+
+#define DOFI_BLOCK_FDS 16
+
 /* Block until something may have arrived, or ms pass. */
 static void dofi_evd_block(dofi_evd_t *evd, int ms)
 {
 	dofi_ia_t *ia = evd->obj.ia;
-	struct pollfd fds[3];
+	struct pollfd fds[DOFI_BLOCK_FDS];
 	int nfds = 1, ready = 0;
 	int slice = ms;
 
@@ -618,15 +735,17 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms)
 		fds[nfds++].events = POLLIN;
 	}
 	if (evd->cq != NULL) {
-		struct fid *f = &evd->cq->fid;
+		dofi_evd_cq_t *x;
+		int nap;
 
-		if (evd->cq_fd >= 0 && fi_trywait(ia->fabric, &f, 1) == 0) {
-			fds[nfds].fd = evd->cq_fd;
-			fds[nfds++].events = POLLIN;
-		} else {
-			/* No fd, or entries sit unread: short naps. */
-			slice = 1;
-		}
+		nap = dofi_cq_arm(ia, evd->cq, evd->cq_fd, fds, &nfds,
+				  DOFI_BLOCK_FDS);
+		for (x = dofi_evd_xcq_first(evd); x != NULL;
+		     x = dofi_evd_xcq_next(x))
+			nap |= dofi_cq_arm(ia, x->cq, x->fd, fds, &nfds,
+					   DOFI_BLOCK_FDS);
+		if (nap)
+			slice = 1; /* no fd, or entries unread: short naps */
 	}
 	if (ia->progress_mode == DOFI_PROGRESS_NONE)
 		slice = DOFI_WAIT_SLICE_MS;
@@ -727,8 +846,13 @@ void dofi_evd_flush_cq(dofi_evd_t *evd, int all)
 
 void dofi_evd_progress(dofi_evd_t *evd)
 {
-	if (evd->cq != NULL)
-		(void)fi_cq_read(evd->cq, NULL, 0);
+	dofi_evd_cq_t *x;
+
+	if (evd->cq == NULL)
+		return;
+	(void)fi_cq_read(evd->cq, NULL, 0);
+	for (x = dofi_evd_xcq_first(evd); x != NULL; x = dofi_evd_xcq_next(x))
+		(void)fi_cq_read(x->cq, NULL, 0);
 }
 
 /* ---- CNO -------------------------------------------------------------------- */
@@ -821,6 +945,7 @@ static dofi_evd_t *dofi_cno_ready(dofi_cno_t *cno, struct pollfd *fds,
 {
 	dofi_ia_t *ia = cno->obj.ia;
 	dofi_evd_t *ready = NULL;
+	dofi_evd_cq_t *x;
 	dofi_list_t *e;
 
 	*nfds = 1;
@@ -840,17 +965,15 @@ static dofi_evd_t *dofi_cno_ready(dofi_cno_t *cno, struct pollfd *fds,
 		pthread_mutex_unlock(&evd->lock);
 		if (ready != NULL)
 			break;
-		if (evd->cq_fd >= 0 && *nfds < max) {
-			struct fid *f = &evd->cq->fid;
-
-			if (fi_trywait(ia->fabric, &f, 1) == 0) {
-				fds[*nfds].fd = evd->cq_fd;
-				fds[*nfds].events = POLLIN;
-				(*nfds)++;
-			} else {
-				*retry = 1; /* entries sit unread: nap */
-			}
-		}
+		/* Entries sit unread: nap. CQs with no fd: timed waits. */
+		if (evd->cq != NULL && evd->cq_fd >= 0 && *nfds < max)
+			*retry |= dofi_cq_arm(ia, evd->cq, evd->cq_fd, fds,
+					      nfds, max);
+		for (x = evd->cq ? dofi_evd_xcq_first(evd) : NULL; x != NULL;
+		     x = dofi_evd_xcq_next(x))
+			if (x->fd >= 0 && *nfds < max)
+				*retry |= dofi_cq_arm(ia, x->cq, x->fd, fds,
+						      nfds, max);
 	}
 	pthread_mutex_unlock(&ia->lock);
 	return ready;

@@ -263,6 +263,50 @@ static uint64_t dofi_write_flags(const char *fi_prov)
 	return strcmp(fi_prov, "tcp") == 0 ? FI_DELIVERY_COMPLETE : 0;
 }
 
+int dofi_dom_open(dofi_ia_t *ia, dofi_dom_t *dom)
+{
+	struct fi_cq_attr cq_attr = {
+		.size = 64,
+		.format = FI_CQ_FORMAT_DATA,
+		.wait_obj = FI_WAIT_NONE,
+	};
+	int rc;
+
+	rc = fi_domain(ia->fabric, ia->info, &dom->domain, NULL);
+	if (rc != 0)
+		goto err;
+	rc = fi_cq_open(dom->domain, &cq_attr, &dom->null_cq, NULL);
+	if (rc != 0)
+		goto err_domain;
+	return 0;
+
+err_domain:
+	fi_close(&dom->domain->fid);
+err:
+	dom->domain = NULL;
+	dom->null_cq = NULL;
+	dof_warn(DOFI_LOG, "opening a %s domain: %s",
+		 ia->info->fabric_attr->prov_name, fi_strerror(-rc));
+	return rc;
+}
+
+/* Every CQ and endpoint in it is closed already. */
+void dofi_dom_close(dofi_dom_t *dom)
+{
+	int rc;
+
+	if (dom->null_cq != NULL)
+		fi_close(&dom->null_cq->fid);
+	if (dom->domain != NULL) {
+		rc = fi_close(&dom->domain->fid);
+		if (rc != 0)
+			dof_warn(DOFI_LOG, "closing domain %u: %s", dom->index,
+				 fi_strerror(-rc));
+	}
+	dom->null_cq = NULL;
+	dom->domain = NULL;
+}
+
 DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 			DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia_out)
 {
@@ -351,7 +395,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	rc = fi_fabric(info->fabric_attr, &ia->fabric, NULL);
 	if (rc != 0)
 		goto err_fi;
-	rc = fi_domain(ia->fabric, info, &ia->domain, NULL);
+	rc = dofi_dom_open(ia, &ia->dom0);
 	if (rc != 0)
 		goto err_fi;
 	rc = fi_eq_open(ia->fabric, &eq_attr, &ia->eq, NULL);
@@ -359,15 +403,6 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		goto err_fi;
 	if (fi_control(&ia->eq->fid, FI_GETWAIT, &ia->eq_fd) != 0)
 		ia->eq_fd = -1;
-	{
-		struct fi_cq_attr cq_attr = {.size = 64,
-					     .format = FI_CQ_FORMAT_DATA,
-					     .wait_obj = FI_WAIT_NONE};
-
-		rc = fi_cq_open(ia->domain, &cq_attr, &ia->null_cq, NULL);
-		if (rc != 0)
-			goto err_fi;
-	}
 	if (info->src_addr != NULL && info->addr_format == FI_SOCKADDR_IN &&
 	    info->src_addrlen >= sizeof(struct sockaddr_in)) {
 		memcpy(&ia->addr, info->src_addr, sizeof(ia->addr));
@@ -428,12 +463,9 @@ err_fi:
 err_close:
 	if (ia->async_evd_ours)
 		dofi_evd_destroy(ia->async_evd);
-	if (ia->null_cq)
-		fi_close(&ia->null_cq->fid);
 	if (ia->eq)
 		fi_close(&ia->eq->fid);
-	if (ia->domain)
-		fi_close(&ia->domain->fid);
+	dofi_dom_close(&ia->dom0);
 	if (ia->fabric)
 		fi_close(&ia->fabric->fid);
 	fi_freeinfo(ia->info);
@@ -550,9 +582,15 @@ DAT_RETURN dofi_ia_close(DAT_IA_HANDLE h, DAT_CLOSE_FLAGS flags)
 	dofi_ia_release_all(ia);
 	pthread_mutex_unlock(&ia->lock);
 
-	fi_close(&ia->null_cq->fid);
 	fi_close(&ia->eq->fid);
-	fi_close(&ia->domain->fid);
+	while (ia->dom0.next != NULL) {
+		dofi_dom_t *d = ia->dom0.next;
+
+		ia->dom0.next = d->next;
+		dofi_dom_close(d);
+		free(d);
+	}
+	dofi_dom_close(&ia->dom0);
 	fi_close(&ia->fabric->fid);
 	fi_freeinfo(ia->info);
 	{

@@ -3,6 +3,12 @@
 /*
  * Protection zones, LMRs and (emulated) RMRs.
  *
+ * A PZ is a libfabric domain (a PD on verbs): its LMRs and RMR windows are
+ * registered there and its EPs open their endpoints there, and keys are
+ * only valid in their domain, so a peer cannot reach a PZ's memory through
+ * an EP of another PZ. The first PZ takes the IA's domain; a freed PZ
+ * leaves its (empty) domain to the next.
+ *
  * lmr_context is our own 32-bit index (20 bits of slot, 12 of generation)
  * into a chunked table that posts read without a lock; rmr_context is the
  * libfabric key the peer uses: ours (< 2^32) where the provider takes
@@ -20,6 +26,34 @@
 
 /* ---- PZ ------------------------------------------------------------------ */
 
+/*
+ * A domain for a new PZ: the first free one (the IA's first), else a new
+ * one at the end of the list. ia->lock held.
+ */
+static dofi_dom_t *dofi_pz_dom_take(dofi_ia_t *ia, dofi_pz_t *pz)
+{
+	dofi_dom_t *d, *last = NULL;
+
+	for (d = &ia->dom0; d != NULL; last = d, d = d->next)
+		if (d->pz == NULL) {
+			d->pz = pz;
+			return d;
+		}
+	d = calloc(1, sizeof(*d));
+	if (d == NULL)
+		return NULL;
+	if (dofi_dom_open(ia, d) != 0) {
+		free(d);
+		return NULL;
+	}
+	d->index = last->index + 1;
+	d->pz = pz;
+	last->next = d;
+	dof_debug(DOFI_LOG, "PZ %p: domain %u of its own", (void *)pz,
+		  d->index);
+	return d;
+}
+
 DAT_RETURN dofi_pz_create(DAT_IA_HANDLE h, DAT_PZ_HANDLE *out)
 {
 	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
@@ -29,12 +63,24 @@ DAT_RETURN dofi_pz_create(DAT_IA_HANDLE h, DAT_PZ_HANDLE *out)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	if (out == NULL)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	pz = dofi_obj_alloc(ia, DOFI_OBJ_PZ, sizeof(*pz), ia->obj.provider);
+	pthread_mutex_lock(&ia->lock);
+	pz = dofi_obj_alloc_locked(ia, DOFI_OBJ_PZ, sizeof(*pz),
+				   ia->obj.provider);
 	if (pz == NULL)
-		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_PROTECTION_DOMAIN);
+		goto err_unlock;
+	pz->dom = dofi_pz_dom_take(ia, pz);
+	if (pz->dom == NULL)
+		goto err_free;
+	pthread_mutex_unlock(&ia->lock);
 	*out = (DAT_PZ_HANDLE)pz;
 	return DAT_SUCCESS;
+
+err_free:
+	dofi_obj_free(pz);
+err_unlock:
+	pthread_mutex_unlock(&ia->lock);
+	return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+			 DAT_RESOURCE_PROTECTION_DOMAIN);
 }
 
 DAT_RETURN dofi_pz_query(DAT_PZ_HANDLE h, DAT_PZ_PARAM_MASK mask,
@@ -66,6 +112,8 @@ DAT_RETURN dofi_pz_free(DAT_PZ_HANDLE h)
 			 atomic_load(&pz->nref));
 		return DAT_ERROR(DAT_INVALID_STATE, DAT_INVALID_STATE_PZ_IN_USE);
 	}
+	/* No MR and no endpoint is left in it: the next PZ may have it. */
+	pz->dom->pz = NULL;
 	dofi_obj_free(pz);
 	pthread_mutex_unlock(&ia->lock);
 	return DAT_SUCCESS;
@@ -116,8 +164,11 @@ static void dofi_lmr_table_del(dofi_ia_t *ia, dofi_lmr_t *lmr)
 			 [slot % DOFI_LMR_CHUNK], NULL, __ATOMIC_RELEASE);
 }
 
-/* Register [addr, addr+len) with the access DAT privileges grant. */
-static int dofi_mr_reg(dofi_ia_t *ia, uintptr_t addr, size_t len,
+/*
+ * Register [addr, addr+len) in the PZ's domain with the access DAT
+ * privileges grant. The key is unique in the IA whatever the domain.
+ */
+static int dofi_mr_reg(dofi_ia_t *ia, dofi_pz_t *pz, uintptr_t addr, size_t len,
 		       DAT_MEM_PRIV_FLAGS priv, struct fid_mr **mr,
 		       DAT_RMR_CONTEXT *rkey)
 {
@@ -136,8 +187,8 @@ static int dofi_mr_reg(dofi_ia_t *ia, uintptr_t addr, size_t len,
 	access |= FI_SEND | FI_RECV | FI_READ | FI_WRITE;
 	if (!ia->prov_key)
 		key = atomic_fetch_add(&ia->key_next, 1) + 1;
-	rc = fi_mr_reg(ia->domain, (void *)addr, len ? len : 1, access, 0, key,
-		       0, mr, NULL);
+	rc = fi_mr_reg(pz->dom->domain, (void *)addr, len ? len : 1, access, 0,
+		       key, 0, mr, NULL);
 	if (rc != 0) {
 		dof_warn(DOFI_LOG, "fi_mr_reg(%p, %zu): %s", (void *)addr, len,
 			 fi_strerror(-rc));
@@ -227,7 +278,8 @@ DAT_RETURN dofi_lmr_create(DAT_IA_HANDLE h, DAT_MEM_TYPE type,
 	lmr->va_type = va_type;
 	lmr->base = base;
 	lmr->length = length;
-	rc = dofi_mr_reg(ia, base, length, priv, &lmr->mr, &lmr->rmr_context);
+	rc = dofi_mr_reg(ia, pz, base, length, priv, &lmr->mr,
+			 &lmr->rmr_context);
 	if (rc != 0)
 		goto err_free;
 	lmr->desc = fi_mr_desc(lmr->mr);
@@ -467,7 +519,7 @@ DAT_RETURN dofi_rmr_bind(DAT_RMR_HANDLE h, DAT_LMR_HANDLE lmr_h,
 	if (!unbind) {
 		struct fid_mr *mr;
 
-		rc = dofi_mr_reg(ia, (uintptr_t)trip->virtual_address,
+		rc = dofi_mr_reg(ia, rmr->pz, (uintptr_t)trip->virtual_address,
 				 trip->segment_length, priv, &mr, &key);
 		if (rc != 0) {
 			pthread_mutex_unlock(&ia->lock);

@@ -9,7 +9,8 @@
  * memory, a peer's disconnect is seen, and unread completions never keep
  * libfabric from progressing or the CQ fd from settling.
  *
- * It sleeps in poll() on the EQ and CQ fds after fi_trywait, and naps
+ * It sleeps in poll() on the EQ and CQ fds (an EVD has one CQ per domain
+ * its EPs' PZs live in) after fi_trywait, and naps
  * briefly when fi_trywait refuses (the ring is full). A CQ the consumer
  * polled since the last look is left alone: the consumer drives it.
  * hwloc binds the thread near the NIC when the domain names one.
@@ -140,6 +141,9 @@ static void *dofi_progress_main(void *arg)
 		     full && e != &ia->objs[DOFI_OBJ_EVD]; e = e->next) {
 			dofi_evd_t *evd = dofi_container_of(e, dofi_evd_t,
 							    obj.link);
+			struct fid_cq *cq;
+			dofi_evd_cq_t *x;
+			int fd;
 
 			if (evd->cq == NULL)
 				continue;
@@ -159,12 +163,23 @@ static void *dofi_progress_main(void *arg)
 			 * the data and lets fi_trywait arm the fd.
 			 */
 			dofi_evd_flush_cq(evd, 0);
-			if (evd->cq_fd >= 0 && nfds < DOFI_PROGRESS_MAX_FDS) {
-				fds[nfds].fd = evd->cq_fd;
-				fds[nfds++].events = POLLIN;
-				fids[nfids++] = &evd->cq->fid;
-			} else {
-				timers = 1; /* no fd: timed polling */
+			/* Its CQ in the IA's domain, then in other PZs'. */
+			cq = evd->cq;
+			fd = evd->cq_fd;
+			x = dofi_evd_xcq_first(evd);
+			for (;;) {
+				if (fd >= 0 && nfds < DOFI_PROGRESS_MAX_FDS) {
+					fds[nfds].fd = fd;
+					fds[nfds++].events = POLLIN;
+					fids[nfids++] = &cq->fid;
+				} else {
+					timers = 1; /* no fd: timed polling */
+				}
+				if (x == NULL)
+					break;
+				cq = x->cq;
+				fd = x->fd;
+				x = dofi_evd_xcq_next(x);
 			}
 		}
 		timeout_us = polled || cm_polled ? DOFI_PROGRESS_POLLED_US
