@@ -215,13 +215,16 @@ static int dofi_cm_rtu_arrived(dofi_ep_t *ep, int all)
  */
 static void dofi_cm_rtu_check(dofi_ep_t *ep, uint64_t now)
 {
-	if (dofi_cm_rtu_arrived(ep, 0)) {
-		if (ep->rtu_connected)
+	int late = now != 0 && now >= ep->deadline;
+
+	/* When late, look at the whole CQ: a full ring may hide the RTU. */
+	if (dofi_cm_rtu_arrived(ep, late)) {
+		/* FI_CONNECTED comes first; the RTU alone proves it too. */
+		if (ep->rtu_connected || late)
 			dofi_cm_passive_established(ep);
 		return;
 	}
-	if (atomic_load(&ep->rtu_done) == DOFI_RTU_FAILED ||
-	    (now != 0 && now >= ep->deadline)) {
+	if (atomic_load(&ep->rtu_done) == DOFI_RTU_FAILED || late) {
 		dof_info(DOFI_LOG,
 		         "EP %p: the requester did not take the "
 		         "connection (%s)",
