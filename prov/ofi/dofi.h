@@ -50,6 +50,12 @@ enum {
 	DOFI_CM_REJ = 3,  /* consumer reject */
 	DOFI_CM_NOQOS = 4 /* reject: qos cannot be given */
 };
+/*
+ * Flags in byte 6 of our header. RTU: in a REQ, "I will send a
+ * ready-to-use message if you ask"; in a REP, "send it: I report
+ * ESTABLISHED only once it arrives". Peers that leave the byte 0 do no RTU.
+ */
+#define DOFI_CM_F_RTU 0x01
 
 typedef enum {
 	DOFI_OBJ_IA = 1,
@@ -239,7 +245,12 @@ typedef enum {
 	DOFI_OP_RECV,
 	DOFI_OP_WRITE,
 	DOFI_OP_READ,
+	/* Internal ops (our RTU, dofi_cm_msg.c): never reported. */
+	DOFI_OP_RTU_RECV,
+	DOFI_OP_RTU_SEND,
 } dofi_op_type_t;
+
+#define DOFI_OP_INTERNAL(type) ((type) >= DOFI_OP_RTU_RECV)
 
 /* One posted DTO; the libfabric context. Pooled per EP. */
 typedef struct dofi_op {
@@ -268,6 +279,19 @@ typedef struct dofi_pool {
 
 typedef struct dofi_cr dofi_cr_t;
 typedef struct dofi_sp dofi_sp_t;
+
+/* The passive side's ready-to-use wait (dofi_ep_t.rtu). */
+enum {
+	DOFI_RTU_NONE = 0, /* not negotiated, or over */
+	DOFI_RTU_WAIT,     /* internal receive posted, ESTABLISHED held */
+};
+
+/* What the internal operation's completion said (dofi_ep_t.rtu_done). */
+enum {
+	DOFI_RTU_PENDING = 0,
+	DOFI_RTU_ARRIVED, /* the peer's ready-to-use message */
+	DOFI_RTU_FAILED,  /* flushed or failed */
+};
 
 typedef struct dofi_ep {
 	dofi_obj_t obj;
@@ -299,6 +323,17 @@ typedef struct dofi_ep {
 	int graceful;       /* disconnect pending on outstanding sends */
 	int dto_error;      /* a DTO failed: the connection is broken */
 	int shutdown_sent;
+	/*
+	 * Our ready-to-use step. libfabric's tcp and sockets CM has none: a
+	 * passive side gets FI_CONNECTED even when the requester gave up.
+	 * The active side sends one zero-byte message as its first; the
+	 * passive side takes it with an internal receive posted before any
+	 * of the consumer's and reports ESTABLISHED only then.
+	 */
+	dofi_op_t rtu_op;         /* internal receive (passive) or send */
+	uint8_t rtu;              /* DOFI_RTU_*, ia->lock */
+	uint8_t rtu_connected;    /* FI_CONNECTED seen during the wait */
+	_Atomic uint8_t rtu_done; /* DOFI_RTU_PENDING/ARRIVED/FAILED */
 	struct iovec *recv_iov_block;
 	void **recv_desc_block;
 } dofi_ep_t;
@@ -328,6 +363,7 @@ struct dofi_cr {
 	DAT_COUNT pdata_len;
 	dofi_ep_t *ep; /* provider-created or RSP EP */
 	uint8_t rdma_in, rdma_out;
+	uint8_t rtu; /* the requester offered an RTU (DOFI_CM_F_RTU) */
 };
 
 /* ---- the IA ------------------------------------------------------------ */
@@ -545,6 +581,9 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err,
 			  DAT_EVENT *event, dofi_evd_t *evd);
 /* Post the receives queued while the EP had no fi_ep. */
 dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep);
+/* The RTU's internal zero-byte receive and send (ia->lock held). */
+dof_status_t dofi_dto_post_rtu_recv(dofi_ep_t *ep, struct fid_ep *fep);
+dof_status_t dofi_dto_send_rtu(dofi_ep_t *ep);
 /* Complete queued receives as flushed (no fi_ep will carry them). */
 void dofi_dto_flush_queued(dofi_ep_t *ep);
 
@@ -580,12 +619,20 @@ void dofi_cm_check_timers(dofi_ia_t *ia);
 void dofi_cm_ep_teardown(dofi_ep_t *ep);
 void dofi_cm_sp_destroy(dofi_sp_t *sp);
 void dofi_cm_cr_destroy(dofi_cr_t *cr);
+/*
+ * An internal (RTU) op completed; err is 0 or the libfabric error. Called
+ * wherever CQ entries are converted, maybe under an EVD lock: it only
+ * records the outcome and wakes the progress thread; dofi_cm_progress acts.
+ */
+void dofi_cm_rtu_complete(dofi_op_t *op, int err);
 
 /* dofi_progress.c */
 dof_status_t dofi_progress_start(dofi_ia_t *ia);
 void dofi_progress_stop(dofi_ia_t *ia);
 /* An fd the progress thread should watch (CQ of an EVD); -1 ignored. */
 void dofi_progress_watch(dofi_ia_t *ia, int fd, void *ptr);
+/* Make the progress thread look at the IA again now. */
+void dofi_progress_wake(dofi_ia_t *ia);
 
 /* An event on the IA's async EVD (errors the consumer cannot tie to a
  * call). */

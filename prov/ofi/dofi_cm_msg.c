@@ -11,6 +11,16 @@
  * backlog overflow (NON_PEER_REJECTED): both arrive as ECONNREFUSED, only
  * the first carries a header. Whatever arrives from the network is checked
  * before it is believed.
+ *
+ * Ready to use: libfabric's MSG CM (tcp, sockets) has no RTU step, so a
+ * passive side gets FI_CONNECTED even when the requester has given up
+ * (its connect timed out) and would report ESTABLISHED. Ours: the REQ
+ * offers an RTU (DOFI_CM_F_RTU), the REP takes it; the passive side posts
+ * an internal zero-byte receive before any receive of the consumer's, the
+ * active side sends one zero-byte message as its first, before it reports
+ * ESTABLISHED. The passive side reports ESTABLISHED once that message and
+ * FI_CONNECTED are both in; if the connection ends first, or no message
+ * comes within DOFI_RTU_NS, ACCEPT_COMPLETION_ERROR (dat_cr_accept).
  */
 #include "config.h"
 
@@ -22,6 +32,13 @@
 #include "dofi.h"
 
 #define DOFI_GRACEFUL_NS (5ull * 1000000000ull)
+/*
+ * How long an accepting side waits for the requester's RTU. The requester
+ * sends it as soon as it sees FI_CONNECTED (its progress thread, or its
+ * own wait for the connection event). sockets may lose the FI_SHUTDOWN
+ * of a requester that gave up: this bounds the wait then.
+ */
+#define DOFI_RTU_NS (5ull * 1000000000ull)
 
 /*
  * A conn_qual is a port on IP fabrics. Like OFED's rdma_cm provider we use
@@ -34,8 +51,9 @@ static uint16_t dofi_cm_port(DAT_CONN_QUAL qual)
 
 /* ---- our header ------------------------------------------------------------ */
 
-static size_t dofi_cm_pack(unsigned char *buf, uint8_t type, const void *pdata,
-			   DAT_COUNT len, const dofi_ep_t *ep)
+static size_t dofi_cm_pack(unsigned char *buf, uint8_t type, uint8_t flags,
+                           const void *pdata, DAT_COUNT len,
+                           const dofi_ep_t *ep)
 {
 	buf[0] = DOFI_CM_MAGIC0;
 	buf[1] = DOFI_CM_MAGIC1;
@@ -43,20 +61,22 @@ static size_t dofi_cm_pack(unsigned char *buf, uint8_t type, const void *pdata,
 	buf[3] = type;
 	buf[4] = ep ? (uint8_t)ep->attr.max_rdma_read_in : 0;
 	buf[5] = ep ? (uint8_t)ep->attr.max_rdma_read_out : 0;
-	buf[6] = 0;
+	buf[6] = flags;
 	if (len > 0)
 		memcpy(buf + DOFI_CM_HDR_SIZE, pdata, (size_t)len);
 	return DOFI_CM_HDR_SIZE + (size_t)len;
 }
 
-/* Our header's type, or 0 when the data is not ours. */
+/* Our header's type (and its flags), or 0 when the data is not ours. */
 static uint8_t dofi_cm_unpack(const void *data, size_t len,
-			      const unsigned char **pdata, DAT_COUNT *plen)
+                              const unsigned char **pdata, DAT_COUNT *plen,
+                              uint8_t *flags)
 {
 	const unsigned char *b = data;
 
 	*pdata = NULL;
 	*plen = 0;
+	*flags = 0;
 	if (data == NULL || len < DOFI_CM_HDR_SIZE || b[0] != DOFI_CM_MAGIC0 ||
 	    b[1] != DOFI_CM_MAGIC1 || b[2] != DOFI_CM_VERSION ||
 	    b[3] < DOFI_CM_REQ || b[3] > DOFI_CM_NOQOS)
@@ -65,6 +85,7 @@ static uint8_t dofi_cm_unpack(const void *data, size_t len,
 		return 0; /* larger than any CM data libfabric carries */
 	*pdata = b + DOFI_CM_HDR_SIZE;
 	*plen = (DAT_COUNT)(len - DOFI_CM_HDR_SIZE);
+	*flags = b[6];
 	return b[3];
 }
 
@@ -118,6 +139,9 @@ static void dofi_cm_cancel_recvs(dofi_ep_t *ep)
 
 	if (ep->fep == NULL)
 		return;
+	if (ep->rtu_op.type == DOFI_OP_RTU_RECV &&
+	    atomic_load(&ep->rtu_op.posted))
+		(void)fi_cancel(&ep->fep->fid, &ep->rtu_op);
 	for (i = 0; i < ep->recv_pool.size; i++) {
 		dofi_op_t *op = &ep->recv_pool.ops[i];
 
@@ -133,6 +157,7 @@ static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 	atomic_store(&ep->state, DAT_EP_STATE_DISCONNECTED);
 	ep->deadline = 0;
 	ep->graceful = 0;
+	ep->rtu = DOFI_RTU_NONE;
 	if (ep->fep != NULL && !ep->shutdown_sent) {
 		ep->shutdown_sent = 1;
 		/* tcp flushes what is posted (FI_ECANCELED) on shutdown. */
@@ -141,6 +166,87 @@ static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 	/* sockets does not, nor tcp for a connection never made. */
 	dofi_cm_cancel_recvs(ep);
 	dofi_cm_event(ep, num, pdata, plen);
+}
+
+/* ---- ready to use ------------------------------------------------------ */
+
+void dofi_cm_rtu_complete(dofi_op_t *op, int err)
+{
+	dofi_ep_t *ep = op->ep;
+
+	if (err != 0 && err != FI_ECANCELED)
+		dof_info(DOFI_LOG, "EP %p: internal %s: %s", (void *)ep,
+		         op->type == DOFI_OP_RTU_RECV ? "receive" : "send",
+		         fi_strerror(err));
+	if (op->type != DOFI_OP_RTU_RECV)
+		return; /* the active side's send: nothing waits for it */
+	atomic_store(&ep->rtu_done,
+	             err == 0 ? DOFI_RTU_ARRIVED : DOFI_RTU_FAILED);
+	/* Whoever read it may not hold ia->lock: the CM acts on it. */
+	if (err == 0)
+		dofi_progress_wake(ep->obj.ia);
+}
+
+/* The passive side is connected. ia->lock held. */
+static void dofi_cm_passive_established(dofi_ep_t *ep)
+{
+	ep->rtu = DOFI_RTU_NONE;
+	ep->deadline = 0;
+	atomic_store(&ep->state, DAT_EP_STATE_CONNECTED);
+	dofi_cm_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, NULL, 0);
+}
+
+/*
+ * Whether the requester's RTU came in, reading the receive CQ ourselves:
+ * nobody else may be (sockets has no progress thread on it; the consumer
+ * waits on its connection EVD). ia->lock held, rtu WAIT.
+ */
+static int dofi_cm_rtu_arrived(dofi_ep_t *ep, int all)
+{
+	if (atomic_load(&ep->rtu_done) == DOFI_RTU_PENDING)
+		dofi_evd_flush_cq(ep->recv_evd, all);
+	return atomic_load(&ep->rtu_done) == DOFI_RTU_ARRIVED;
+}
+
+/*
+ * The passive side's RTU wait: ESTABLISHED once the RTU and FI_CONNECTED
+ * are both in; ACCEPT_COMPLETION_ERROR when the receive failed or the
+ * wait is over (now != 0). ia->lock held, COMPLETION_PENDING, rtu WAIT.
+ */
+static void dofi_cm_rtu_check(dofi_ep_t *ep, uint64_t now)
+{
+	int late = now != 0 && now >= ep->deadline;
+
+	/* When late, look at the whole CQ: a full ring may hide the RTU. */
+	if (dofi_cm_rtu_arrived(ep, late)) {
+		/* FI_CONNECTED comes first; the RTU alone proves it too. */
+		if (ep->rtu_connected || late)
+			dofi_cm_passive_established(ep);
+		return;
+	}
+	if (atomic_load(&ep->rtu_done) == DOFI_RTU_FAILED || late) {
+		dof_info(DOFI_LOG,
+		         "EP %p: the requester did not take the "
+		         "connection (%s)",
+		         (void *)ep,
+		         atomic_load(&ep->rtu_done) == DOFI_RTU_FAILED
+		                 ? "the connection ended first"
+		                 : "no RTU in time");
+		dofi_cm_down(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+		             NULL, 0);
+	}
+}
+
+/*
+ * The connection ends while the passive side waits for the RTU: if the
+ * RTU came first, the requester took the connection and left again; say
+ * ESTABLISHED before the end. ia->lock held.
+ */
+static void dofi_cm_rtu_settle(dofi_ep_t *ep)
+{
+	if (atomic_load(&ep->state) == DAT_EP_STATE_COMPLETION_PENDING &&
+	    ep->rtu == DOFI_RTU_WAIT && dofi_cm_rtu_arrived(ep, 1))
+		dofi_cm_passive_established(ep);
 }
 
 /* ---- active side --------------------------------------------------------------- */
@@ -194,6 +300,7 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 	}
 	ep->info = info;
 	ep->shutdown_sent = 0;
+	ep->rtu = DOFI_RTU_NONE;
 	ep->remote_addr = dest;
 	ep->remote_addr.sin_port = 0;
 	ep->remote_qual = qual;
@@ -202,7 +309,8 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 			       ? 0
 			       : dofi_now_ns() + (uint64_t)timeout * 1000;
 	atomic_store(&ep->state, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
-	len = dofi_cm_pack(cm, DOFI_CM_REQ, pdata, plen, ep);
+	/* We can always send the RTU (fi_inject needs no EVD): offer it. */
+	len = dofi_cm_pack(cm, DOFI_CM_REQ, DOFI_CM_F_RTU, pdata, plen, ep);
 	rc = fi_connect(ep->fep, &dest, cm, len);
 	if (rc != 0) {
 		/* sockets refuses synchronously: still an event. */
@@ -398,6 +506,9 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 				 (void *)ep);
 			dofi_cm_down(ep, DAT_CONNECTION_EVENT_TIMED_OUT, NULL,
 				     0);
+		} else if (s == DAT_EP_STATE_COMPLETION_PENDING &&
+		           ep->rtu == DOFI_RTU_WAIT) {
+			dofi_cm_rtu_check(ep, now);
 		}
 	}
 	pthread_mutex_unlock(&ia->lock);
@@ -757,9 +868,9 @@ static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
 	const unsigned char *pdata;
 	DAT_COUNT plen;
 	dofi_cr_t *cr;
-	uint8_t type;
+	uint8_t type, flags;
 
-	type = dofi_cm_unpack(data, len, &pdata, &plen);
+	type = dofi_cm_unpack(data, len, &pdata, &plen, &flags);
 	if (type != DOFI_CM_REQ) {
 		dof_warn(DOFI_LOG, "conn_qual %llu: connection request "
 				   "without a valid dapl-ofi header (%zu "
@@ -785,6 +896,7 @@ static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
 	cr->pdata_len = plen;
 	cr->rdma_in = ((const unsigned char *)data)[4];
 	cr->rdma_out = ((const unsigned char *)data)[5];
+	cr->rtu = (flags & DOFI_CM_F_RTU) != 0;
 	if (info->dest_addr != NULL && info->dest_addrlen >= sizeof(cr->remote_addr) &&
 	    ((struct sockaddr *)info->dest_addr)->sa_family == AF_INET) {
 		memcpy(&cr->remote_addr, info->dest_addr,
@@ -926,7 +1038,19 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 	}
 	info = cr->info;
 	cr->info = NULL;
+	/*
+	 * The RTU needs the internal receive, so a receive CQ: an EP with no
+	 * recv EVD has its receives bound to the IA's null CQ, which nobody
+	 * reads. Such a connection goes without an RTU and reports
+	 * ESTABLISHED at FI_CONNECTED, as libfabric's CM alone would.
+	 * dofi_ep_open_fep drops it too if the receive cannot be posted.
+	 */
+	ep->rtu = cr->rtu && ep->recv_evd != NULL && ep->recv_evd->cq != NULL
+	                  ? DOFI_RTU_WAIT
+	                  : DOFI_RTU_NONE;
+	ep->rtu_connected = 0;
 	if (dofi_ep_open_fep(ep, info) != DOF_OK) {
+		ep->rtu = DOFI_RTU_NONE;
 		cr->info = info;
 		pthread_mutex_unlock(&ia->lock);
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
@@ -937,9 +1061,12 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 	ep->remote_qual = cr->remote_port;
 	ep->local_qual = cr->qual;
 	ep->pdata_len = 0;
-	ep->deadline = 0;
+	ep->deadline =
+	        ep->rtu == DOFI_RTU_WAIT ? dofi_now_ns() + DOFI_RTU_NS : 0;
 	atomic_store(&ep->state, DAT_EP_STATE_COMPLETION_PENDING);
-	len = dofi_cm_pack(cm, DOFI_CM_REP, pdata, plen, ep);
+	len = dofi_cm_pack(cm, DOFI_CM_REP,
+	                   ep->rtu == DOFI_RTU_WAIT ? DOFI_CM_F_RTU : 0, pdata,
+	                   plen, ep);
 	rc = fi_accept(ep->fep, cm, len);
 	if (cr->ep == ep)
 		cr->ep = NULL;
@@ -975,7 +1102,7 @@ DAT_RETURN dofi_cr_reject(DAT_CR_HANDLE h, DAT_COUNT plen,
 		pthread_mutex_unlock(&ia->lock);
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
 	}
-	len = dofi_cm_pack(cm, DOFI_CM_REJ, pdata, plen, NULL);
+	len = dofi_cm_pack(cm, DOFI_CM_REJ, 0, pdata, plen, NULL);
 	if (cr->info != NULL) {
 		int rc = fi_reject(cr->pep, cr->info->handle, cm, len);
 
@@ -1084,10 +1211,10 @@ static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
 	DAT_COUNT plen;
 	DAT_EP_STATE s = atomic_load(&ep->state);
 	size_t alen = sizeof(ep->local_addr);
-	uint8_t type;
+	uint8_t type, flags;
 
 	if (s == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
-		type = dofi_cm_unpack(data, len, &pdata, &plen);
+		type = dofi_cm_unpack(data, len, &pdata, &plen, &flags);
 		if (type != DOFI_CM_REP) {
 			dof_warn(DOFI_LOG, "EP %p: the peer accepted without a "
 					   "valid dapl-ofi header; "
@@ -1095,6 +1222,20 @@ static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
 				 (void *)ep);
 			dofi_cm_down(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
 				     NULL, 0);
+			return;
+		}
+		/*
+		 * The RTU goes before ESTABLISHED, so before any DTO of the
+		 * consumer's (they need the Connected state).
+		 */
+		if ((flags & DOFI_CM_F_RTU) &&
+		    dofi_dto_send_rtu(ep) != DOF_OK) {
+			dof_warn(DOFI_LOG,
+			         "EP %p: the ready-to-use message "
+			         "cannot be sent; disconnecting",
+			         (void *)ep);
+			dofi_cm_down(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+			             NULL, 0);
 			return;
 		}
 		(void)fi_getname(&ep->fep->fid, &ep->local_addr, &alen);
@@ -1105,14 +1246,19 @@ static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
 		dofi_cm_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, pdata,
 			      plen);
 	} else if (s == DAT_EP_STATE_COMPLETION_PENDING) {
-		atomic_store(&ep->state, DAT_EP_STATE_CONNECTED);
-		dofi_cm_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, NULL, 0);
+		if (ep->rtu == DOFI_RTU_WAIT) {
+			ep->rtu_connected = 1;
+			dofi_cm_rtu_check(ep, 0);
+		} else {
+			dofi_cm_passive_established(ep);
+		}
 	}
 	(void)ia;
 }
 
 static void dofi_cm_shutdown(dofi_ep_t *ep)
 {
+	dofi_cm_rtu_settle(ep);
 	switch (atomic_load(&ep->state)) {
 	case DAT_EP_STATE_CONNECTED:
 	case DAT_EP_STATE_DISCONNECT_PENDING:
@@ -1143,13 +1289,14 @@ static void dofi_cm_error(dofi_ia_t *ia, const struct fi_eq_err_entry *err)
 	const unsigned char *pdata;
 	DAT_COUNT plen;
 	dofi_ep_t *ep = dofi_cm_ep_of(ia, err->fid);
-	uint8_t type;
+	uint8_t type, flags;
 
 	if (ep == NULL) {
 		dof_debug(DOFI_LOG, "EQ error %d for an object that is gone",
 			  err->err);
 		return;
 	}
+	dofi_cm_rtu_settle(ep);
 	switch (atomic_load(&ep->state)) {
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
 		ep->shutdown_sent = 1;
@@ -1160,8 +1307,8 @@ static void dofi_cm_error(dofi_ia_t *ia, const struct fi_eq_err_entry *err)
 				     NULL, 0);
 			break;
 		}
-		type = dofi_cm_unpack(err->err_data, err->err_data_size,
-				      &pdata, &plen);
+		type = dofi_cm_unpack(err->err_data, err->err_data_size, &pdata,
+		                      &plen, &flags);
 		if (type == DOFI_CM_REJ)
 			dofi_cm_down(ep, DAT_CONNECTION_EVENT_PEER_REJECTED,
 				     pdata, plen);
@@ -1295,4 +1442,5 @@ void dofi_cm_ep_teardown(dofi_ep_t *ep)
 	ep->shutdown_sent = 0;
 	ep->deadline = 0;
 	ep->graceful = 0;
+	ep->rtu = DOFI_RTU_NONE;
 }

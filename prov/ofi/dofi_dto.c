@@ -83,6 +83,10 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 
 	if (op == NULL || atomic_exchange(&op->posted, 0) == 0)
 		return 1;
+	if (__builtin_expect(DOFI_OP_INTERNAL(op->type), 0)) {
+		dofi_cm_rtu_complete(op, err->err ? err->err : FI_EOTHER);
+		return 1;
+	}
 	st = dofi_dto_status(err->err, op->type);
 	if (st != DAT_DTO_ERR_FLUSHED)
 		op->ep->dto_error = 1;
@@ -517,6 +521,79 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 		return dofi_fi_to_dat((int)rc);
 	}
 	return DAT_SUCCESS;
+}
+
+/* ---- the RTU's internal operations -----------------------------------------
+ */
+
+/*
+ * Zero bytes, no buffer, no descriptor: valid with FI_MR_LOCAL too. The
+ * receive goes to fep before the endpoint is published in ep->fep, so no
+ * consumer receive can reach libfabric ahead of it (matching is in posting
+ * order on MSG endpoints: it takes the peer's first message).
+ */
+dof_status_t dofi_dto_post_rtu_recv(dofi_ep_t *ep, struct fid_ep *fep)
+{
+	dofi_op_t *op = &ep->rtu_op;
+	ssize_t rc;
+	int tries;
+
+	op->type = DOFI_OP_RTU_RECV;
+	op->len = 0;
+	atomic_store(&ep->rtu_done, DOFI_RTU_PENDING);
+	atomic_store(&op->posted, 1);
+	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
+		rc = fi_recv(fep, NULL, 0, NULL, 0, op);
+		if (dofi_retry_eagain(ep->rx_cq, rc) != -FI_EAGAIN)
+			break;
+	}
+	if (rc != 0) {
+		atomic_store(&op->posted, 0);
+		dof_info(DOFI_LOG, "EP %p: internal receive: %s", (void *)ep,
+		         fi_strerror((int)-rc));
+		return DOF_ERR_IO;
+	}
+	return DOF_OK;
+}
+
+/*
+ * The active side's first message. fi_inject needs no context and makes no
+ * completion; where the provider refuses it, a send with our internal op
+ * as context, whose completion the conversion retires.
+ */
+dof_status_t dofi_dto_send_rtu(dofi_ep_t *ep)
+{
+	dofi_op_t *op = &ep->rtu_op;
+	ssize_t rc;
+	int tries;
+
+	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
+		rc = fi_inject(ep->fep, NULL, 0, 0);
+		if (dofi_retry_eagain(ep->tx_cq, rc) != -FI_EAGAIN)
+			break;
+	}
+	if (rc == 0)
+		return DOF_OK;
+	dof_debug(DOFI_LOG, "EP %p: fi_inject of the RTU: %s; sending it",
+	          (void *)ep, fi_strerror((int)-rc));
+	if (ep->req_evd == NULL || ep->req_evd->cq == NULL ||
+	    atomic_load(&op->posted))
+		return DOF_ERR_IO; /* its completion would go unread */
+	op->type = DOFI_OP_RTU_SEND;
+	op->len = 0;
+	atomic_store(&op->posted, 1);
+	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
+		rc = fi_send(ep->fep, NULL, 0, NULL, 0, op);
+		if (dofi_retry_eagain(ep->tx_cq, rc) != -FI_EAGAIN)
+			break;
+	}
+	if (rc != 0) {
+		atomic_store(&op->posted, 0);
+		dof_info(DOFI_LOG, "EP %p: sending the RTU: %s", (void *)ep,
+		         fi_strerror((int)-rc));
+		return DOF_ERR_IO;
+	}
+	return DOF_OK;
 }
 
 dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep)

@@ -220,6 +220,7 @@ dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,
 	ep->recv_evd = recv;
 	ep->req_evd = req;
 	ep->conn_evd = conn;
+	ep->rtu_op.ep = ep;
 	atomic_store(&ep->state, DAT_EP_STATE_UNCONNECTED);
 	ep->local_addr = ia->addr;
 	if (dofi_ep_alloc_pools(ep) != DOF_OK)
@@ -573,6 +574,7 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 {
 	dofi_ia_t *ia = ep->obj.ia;
 	struct fid_cq *tx, *rx;
+	struct fid_ep *fep;
 	dofi_dom_t *dom;
 	int rc;
 
@@ -588,32 +590,50 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 	rx = ep->recv_evd ? dofi_evd_cq_get(ep->recv_evd, dom) : dom->null_cq;
 	if (tx == NULL || rx == NULL)
 		return DOF_ERR_NO_MEMORY;
+	/* One slot more each way for the RTU's receive or send. */
 	if (ep->attr.max_request_dtos > 0)
-		info->tx_attr->size = (size_t)ep->attr.max_request_dtos;
+		info->tx_attr->size = (size_t)ep->attr.max_request_dtos + 1;
 	if (ep->attr.max_recv_dtos > 0)
-		info->rx_attr->size = (size_t)ep->attr.max_recv_dtos;
-	rc = fi_endpoint(dom->domain, info, &ep->fep, ep);
+		info->rx_attr->size = (size_t)ep->attr.max_recv_dtos + 1;
+	rc = fi_endpoint(dom->domain, info, &fep, ep);
+	if (rc != 0 &&
+	    (ep->attr.max_request_dtos > 0 || ep->attr.max_recv_dtos > 0)) {
+		/* The provider's limit: the consumer's sizes, and no RTU. */
+		if (ep->attr.max_request_dtos > 0)
+			info->tx_attr->size = (size_t)ep->attr.max_request_dtos;
+		if (ep->attr.max_recv_dtos > 0)
+			info->rx_attr->size = (size_t)ep->attr.max_recv_dtos;
+		ep->rtu = DOFI_RTU_NONE;
+		rc = fi_endpoint(dom->domain, info, &fep, ep);
+	}
 	if (rc != 0) {
 		dof_warn(DOFI_LOG, "fi_endpoint: %s", fi_strerror(-rc));
-		ep->fep = NULL;
 		return DOF_ERR_NO_MEMORY;
 	}
-	ep->tx_cq = tx;
-	ep->rx_cq = rx;
-	rc = fi_ep_bind(ep->fep, &ia->eq->fid, 0);
+	rc = fi_ep_bind(fep, &ia->eq->fid, 0);
 	if (rc == 0)
-		rc = fi_ep_bind(ep->fep, &tx->fid, FI_TRANSMIT);
+		rc = fi_ep_bind(fep, &tx->fid, FI_TRANSMIT);
 	if (rc == 0)
-		rc = fi_ep_bind(ep->fep, &rx->fid, FI_RECV);
+		rc = fi_ep_bind(fep, &rx->fid, FI_RECV);
 	if (rc == 0)
-		rc = fi_enable(ep->fep);
+		rc = fi_enable(fep);
 	if (rc != 0) {
 		dof_warn(DOFI_LOG, "binding the endpoint: %s",
 			 fi_strerror(-rc));
-		fi_close(&ep->fep->fid);
-		ep->fep = NULL;
+		fi_close(&fep->fid);
 		return DOF_ERR_IO;
 	}
+	ep->tx_cq = tx;
+	ep->rx_cq = rx;
+	/*
+	 * The RTU's internal receive first of all (the passive side asks
+	 * for it, dofi_cr_accept); the consumer's receives can reach
+	 * libfabric only once ep->fep is set. Without it, no RTU.
+	 */
+	if (ep->rtu == DOFI_RTU_WAIT &&
+	    dofi_dto_post_rtu_recv(ep, fep) != DOF_OK)
+		ep->rtu = DOFI_RTU_NONE;
+	ep->fep = fep;
 	return dofi_dto_replay_recvs(ep);
 }
 

@@ -126,6 +126,10 @@ static inline int dofi_dto_complete(const struct fi_cq_data_entry *entry,
 	if (dofi_unlikely(op == NULL ||
 			  atomic_exchange(&op->posted, 0) == 0))
 		return 1;
+	if (dofi_unlikely(DOFI_OP_INTERNAL(op->type))) {
+		dofi_cm_rtu_complete(op, 0); /* the connection's RTU */
+		return 1;
+	}
 	suppress = op->suppress;
 	if (dofi_likely(!suppress))
 		dofi_dto_fill(ev, evd, op, DAT_DTO_SUCCESS,
