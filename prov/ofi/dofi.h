@@ -256,6 +256,9 @@ typedef struct dofi_ep {
 	dofi_sp_t *sp;      /* EP reserved by a PSP (provider) or RSP */
 	int graceful;       /* disconnect pending on outstanding sends */
 	int dto_error;      /* a DTO failed: the connection is broken */
+	/* A receive was truncated on a fabric that keeps the connection:
+	 * the CM ends it (dofi_cm_check_timers). */
+	_Atomic int break_pending;
 	int shutdown_sent;
 	struct iovec *recv_iov_block;
 	void **recv_desc_block;
@@ -324,6 +327,9 @@ typedef struct dofi_ia {
 	int mr_local;  /* FI_MR_LOCAL: descriptors required */
 	int prov_key;  /* FI_MR_PROV_KEY */
 	int auto_progress; /* libfabric progresses data on its own */
+	/* libfabric ends the connection itself after a truncated receive
+	 * (tcp); elsewhere (sockets) we do, as InfiniBand would. */
+	int trunc_ends_conn;
 	/* Extra op flags for RDMA writes: FI_DELIVERY_COMPLETE where a
 	 * transmit completion would hide a target's refusal. */
 	uint64_t write_flags;
@@ -527,6 +533,11 @@ DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE, DAT_CONN_QUAL);
 void dofi_cm_progress(dofi_ia_t *ia);
 /* Connect timeouts that expired. */
 void dofi_cm_check_timers(dofi_ia_t *ia);
+/*
+ * A receive of the EP completed truncated: end the connection (BROKEN)
+ * unless the fabric does. Error completion path; takes no lock.
+ */
+void dofi_cm_break_later(dofi_ep_t *ep);
 /* Tear down an EP's connection (EP free/reset, IA close). lock held. */
 void dofi_cm_ep_teardown(dofi_ep_t *ep);
 void dofi_cm_sp_destroy(dofi_sp_t *sp);
@@ -537,6 +548,8 @@ dof_status_t dofi_progress_start(dofi_ia_t *ia);
 void dofi_progress_stop(dofi_ia_t *ia);
 /* An fd the progress thread should watch (CQ of an EVD); -1 ignored. */
 void dofi_progress_watch(dofi_ia_t *ia, int fd, void *ptr);
+/* Make the progress thread look at the EQ and the EPs now. */
+void dofi_progress_wake(dofi_ia_t *ia);
 
 /* An event on the IA's async EVD (errors the consumer cannot tie to a
  * call). */

@@ -143,6 +143,16 @@ static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 	dofi_cm_event(ep, num, pdata, plen);
 }
 
+void dofi_cm_break_later(dofi_ep_t *ep)
+{
+	dofi_ia_t *ia = ep->obj.ia;
+
+	if (ia->trunc_ends_conn)
+		return; /* libfabric shuts it down: FI_SHUTDOWN follows */
+	atomic_store(&ep->break_pending, 1);
+	dofi_progress_wake(ia);
+}
+
 /* ---- active side --------------------------------------------------------------- */
 
 static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
@@ -381,12 +391,24 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 		dofi_ep_t *ep = dofi_container_of(e, dofi_ep_t, obj.link);
 		DAT_EP_STATE s = atomic_load(&ep->state);
 
-		if (s == DAT_EP_STATE_DISCONNECT_PENDING && ep->graceful &&
-		    (dofi_cm_requests_done(ep) || now >= ep->deadline)) {
+		if (atomic_load(&ep->break_pending) &&
+		    atomic_exchange(&ep->break_pending, 0) &&
+		    (s == DAT_EP_STATE_CONNECTED ||
+		     s == DAT_EP_STATE_DISCONNECT_PENDING)) {
+			/* As tcp and InfiniBand do after a truncation. */
+			dof_info(DOFI_LOG,
+			         "EP %p: a receive was too small for its "
+			         "message: connection broken",
+			         (void *)ep);
+			ep->dto_error = 1;
+			dofi_cm_down(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, 0);
+		} else if (s == DAT_EP_STATE_DISCONNECT_PENDING &&
+		           ep->graceful &&
+		           (dofi_cm_requests_done(ep) || now >= ep->deadline)) {
 			dofi_cm_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
 				     NULL, 0);
 		} else if (s == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
-			   ep->deadline != 0 && now >= ep->deadline) {
+		           ep->deadline != 0 && now >= ep->deadline) {
 			dof_info(DOFI_LOG, "EP %p: connect timed out",
 				 (void *)ep);
 			dofi_cm_down(ep, DAT_CONNECTION_EVENT_TIMED_OUT, NULL,
@@ -1110,7 +1132,15 @@ static void dofi_cm_shutdown(dofi_ep_t *ep)
 	case DAT_EP_STATE_CONNECTED:
 	case DAT_EP_STATE_DISCONNECT_PENDING:
 		ep->shutdown_sent = 1; /* the peer's; nothing to send */
-		/* A transfer failed first: the fabric tore it down. */
+		/*
+		 * A transfer failed first: the fabric tore it down. tcp
+		 * queues the failed completion with the FI_SHUTDOWN, which
+		 * may be read first: read the EP's completions now.
+		 */
+		if (ep->recv_evd != NULL)
+			dofi_evd_flush_cq(ep->recv_evd, 1);
+		if (ep->req_evd != NULL && ep->req_evd != ep->recv_evd)
+			dofi_evd_flush_cq(ep->req_evd, 1);
 		dofi_cm_down(ep,
 			     ep->dto_error ? DAT_CONNECTION_EVENT_BROKEN
 					   : DAT_CONNECTION_EVENT_DISCONNECTED,
@@ -1288,4 +1318,7 @@ void dofi_cm_ep_teardown(dofi_ep_t *ep)
 	ep->shutdown_sent = 0;
 	ep->deadline = 0;
 	ep->graceful = 0;
+	/* A new connection starts unbroken. */
+	ep->dto_error = 0;
+	atomic_store(&ep->break_pending, 0);
 }

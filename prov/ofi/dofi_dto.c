@@ -163,14 +163,18 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	if (op == NULL || atomic_exchange(&op->posted, 0) == 0)
 		return 1;
 	st = dofi_dto_status(err->err, op->type);
-	if (st != DAT_DTO_ERR_FLUSHED)
+	if (st != DAT_DTO_ERR_FLUSHED) {
 		op->ep->dto_error = 1;
-	if (st != DAT_DTO_ERR_FLUSHED)
 		dof_info(DOFI_LOG, "EP %p: %s completed with %s (prov_errno "
 				   "%d)",
 			 (void *)op->ep,
 			 op->type == DOFI_OP_RECV ? "receive" : "request",
 			 fi_strerror(err->err), err->prov_errno);
+	}
+	/* A message larger than its receive breaks the connection. */
+	if (op->type == DOFI_OP_RECV &&
+	    (err->err == FI_ETRUNC || err->err == FI_ETOOSMALL))
+		dofi_cm_break_later(op->ep);
 	dofi_dto_fill(ev, evd, op, st, err->len);
 	dofi_op_release(op);
 	return 0;

@@ -346,6 +346,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	ia->virt_addr = 1;
 	ia->auto_progress =
 		strcmp(info->fabric_attr->prov_name, "sockets") == 0;
+	ia->trunc_ends_conn = strcmp(info->fabric_attr->prov_name, "tcp") == 0;
 	ia->write_flags = dofi_write_flags(info->fabric_attr->prov_name);
 
 	rc = fi_fabric(info->fabric_attr, &ia->fabric, NULL);

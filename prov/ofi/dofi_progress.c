@@ -94,7 +94,8 @@ static void *dofi_progress_main(void *arg)
 			dofi_ep_t *ep = dofi_container_of(e, dofi_ep_t,
 							  obj.link);
 
-			timers = ep->deadline != 0;
+			timers = ep->deadline != 0 ||
+			         atomic_load(&ep->break_pending);
 		}
 		for (e = ia->objs[DOFI_OBJ_EVD].next;
 		     full && e != &ia->objs[DOFI_OBJ_EVD]; e = e->next) {
@@ -204,12 +205,17 @@ void dofi_progress_stop(dofi_ia_t *ia)
 	ia->stop_fd = -1;
 }
 
-void dofi_progress_watch(dofi_ia_t *ia, int fd, void *ptr)
+void dofi_progress_wake(dofi_ia_t *ia)
 {
 	uint64_t one = 1;
 
-	(void)fd, (void)ptr;
-	/* The thread rebuilds its fd set every round: just wake it. */
 	if (ia->stop_fd >= 0 && write(ia->stop_fd, &one, sizeof(one)) < 0)
 		dof_debug(DOFI_LOG, "progress wake: %s", strerror(errno));
+}
+
+void dofi_progress_watch(dofi_ia_t *ia, int fd, void *ptr)
+{
+	(void)fd, (void)ptr;
+	/* The thread rebuilds its fd set every round: just wake it. */
+	dofi_progress_wake(ia);
 }
