@@ -502,6 +502,11 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err,
 			  DAT_EVENT *event, dofi_evd_t *evd);
 /* Post the receives queued while the EP had no fi_ep. */
 dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep);
+/*
+ * Report an op the caller took back from libfabric (posted exchanged
+ * to 0) as flushed, and return it to its pool.
+ */
+void dofi_dto_flush_op(dofi_op_t *op);
 /* Complete queued receives as flushed (no fi_ep will carry them). */
 void dofi_dto_flush_queued(dofi_ep_t *ep);
 

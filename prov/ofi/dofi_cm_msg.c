@@ -22,6 +22,8 @@
 #include "dofi.h"
 
 #define DOFI_GRACEFUL_NS (5ull * 1000000000ull)
+/* How long requests in flight at a connection's end may take to finish. */
+#define DOFI_FLUSH_NS (2ull * 1000000000ull)
 
 /*
  * A conn_qual is a port on IP fabrics. Like OFED's rdma_cm provider we use
@@ -126,12 +128,47 @@ static void dofi_cm_cancel_recvs(dofi_ep_t *ep)
 	}
 }
 
+/*
+ * Report every request (send, RDMA write or read) still posted as
+ * flushed, so each gets its completion on every kind of connection end.
+ * tcp flushes them on fi_shutdown. sockets does not: a send it has
+ * delivered may complete (successfully) only after the peer's
+ * FI_SHUTDOWN, and one in flight whenever sockets gets to it, if ever.
+ * So our own disconnect flushes at once, ahead of its event, and any
+ * other end of a connection leaves requests DOFI_FLUSH_NS to complete
+ * (ep->deadline; dofi_cm_check_timers), then reports the rest here; what
+ * libfabric says of them later is dropped, as for any op no longer
+ * posted. ia->lock held.
+ */
+static void dofi_cm_flush_requests(dofi_ep_t *ep)
+{
+	uint32_t i;
+
+	if (ep->req_evd != NULL)
+		dofi_evd_flush_cq(ep->req_evd, 1);
+	if (atomic_load(&ep->req_pool.used) == 0)
+		return;
+	dof_info(DOFI_LOG,
+	         "EP %p: %d requests still posted after the "
+	         "connection ended: flushed",
+	         (void *)ep, (int)atomic_load(&ep->req_pool.used));
+	for (i = 0; i < ep->req_pool.size; i++) {
+		dofi_op_t *op = &ep->req_pool.ops[i];
+
+		if (atomic_load(&op->posted) && atomic_exchange(&op->posted, 0))
+			dofi_dto_flush_op(op);
+	}
+}
+
 /* End a connection (attempt) locally. ia->lock held. */
 static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 			 const void *pdata, DAT_COUNT plen)
 {
 	atomic_store(&ep->state, DAT_EP_STATE_DISCONNECTED);
-	ep->deadline = 0;
+	/* Requests still posted: see dofi_cm_flush_requests. */
+	ep->deadline = atomic_load(&ep->req_pool.used) > 0
+	                       ? dofi_now_ns() + DOFI_FLUSH_NS
+	                       : 0;
 	ep->graceful = 0;
 	if (ep->fep != NULL && !ep->shutdown_sent) {
 		ep->shutdown_sent = 1;
@@ -354,12 +391,16 @@ DAT_RETURN dofi_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 			ep->deadline = dofi_now_ns() + DOFI_GRACEFUL_NS;
 			break;
 		}
+		/* Ours: what is posted is flushed now, ahead of the event. */
+		dofi_cm_flush_requests(ep);
 		dofi_cm_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL, 0);
 		break;
 	case DAT_EP_STATE_DISCONNECT_PENDING:
-		if (flags == DAT_CLOSE_ABRUPT_FLAG)
+		if (flags == DAT_CLOSE_ABRUPT_FLAG) {
+			dofi_cm_flush_requests(ep);
 			dofi_cm_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
 				     NULL, 0);
+		}
 		break;
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
 	case DAT_EP_STATE_COMPLETION_PENDING:
@@ -405,8 +446,14 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 		} else if (s == DAT_EP_STATE_DISCONNECT_PENDING &&
 		           ep->graceful &&
 		           (dofi_cm_requests_done(ep) || now >= ep->deadline)) {
+			dofi_cm_flush_requests(ep);
 			dofi_cm_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
 				     NULL, 0);
+		} else if (s == DAT_EP_STATE_DISCONNECTED &&
+		           ep->deadline != 0 &&
+		           (dofi_cm_requests_done(ep) || now >= ep->deadline)) {
+			ep->deadline = 0;
+			dofi_cm_flush_requests(ep);
 		} else if (s == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
 		           ep->deadline != 0 && now >= ep->deadline) {
 			dof_info(DOFI_LOG, "EP %p: connect timed out",

@@ -555,6 +555,20 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	return DAT_SUCCESS;
 }
 
+void dofi_dto_flush_op(dofi_op_t *op)
+{
+	dofi_ep_t *ep = op->ep;
+	dofi_evd_t *evd = op->type == DOFI_OP_RECV ? ep->recv_evd : ep->req_evd;
+	DAT_EVENT ev;
+
+	if (evd != NULL) {
+		memset(&ev, 0, sizeof(ev));
+		dofi_dto_fill(&ev, evd, op, DAT_DTO_ERR_FLUSHED, 0);
+		(void)dofi_evd_post(evd, &ev);
+	}
+	dofi_op_release(op);
+}
+
 dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep)
 {
 	while (ep->pend_head != DOFI_POOL_NONE) {
@@ -574,18 +588,10 @@ void dofi_dto_flush_queued(dofi_ep_t *ep)
 {
 	while (ep->pend_head != DOFI_POOL_NONE) {
 		dofi_op_t *op = &ep->recv_pool.ops[ep->pend_head];
-		DAT_EVENT ev;
 
 		ep->pend_head = op->next;
-		if (atomic_exchange(&op->posted, 0) == 0)
-			continue;
-		if (ep->recv_evd != NULL) {
-			memset(&ev, 0, sizeof(ev));
-			dofi_dto_fill(&ev, ep->recv_evd, op,
-				      DAT_DTO_ERR_FLUSHED, 0);
-			(void)dofi_evd_post(ep->recv_evd, &ev);
-		}
-		dofi_pool_put(&ep->recv_pool, op);
+		if (atomic_exchange(&op->posted, 0))
+			dofi_dto_flush_op(op);
 	}
 	ep->pend_tail = DOFI_POOL_NONE;
 }
