@@ -209,6 +209,7 @@ typedef struct dofi_op {
 	uint8_t suppress;
 	_Atomic uint8_t posted; /* owned by libfabric or queued */
 	uint32_t next;          /* free list / pending list link */
+	uint32_t seq;           /* receives: posting order, for flushing */
 	struct iovec *iov;
 	void **desc;
 	uint32_t iov_count;
@@ -240,6 +241,7 @@ typedef struct dofi_ep {
 	struct fi_info *info;
 	dofi_pool_t req_pool;
 	dofi_pool_t recv_pool;
+	_Atomic uint32_t recv_seq; /* next receive's dofi_op_t.seq */
 	/* Receives posted while there is no fi_ep, in posting order. */
 	uint32_t pend_head, pend_tail;
 	/* Addresses reported by dat_ep_query. */

@@ -109,23 +109,46 @@ static void dofi_cm_event(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 	(void)dofi_evd_post(ep->conn_evd, &ev);
 }
 
+static int dofi_cm_seq_cmp(const void *a, const void *b)
+{
+	const dofi_op_t *x = *(dofi_op_t *const *)a;
+	const dofi_op_t *y = *(dofi_op_t *const *)b;
+	int32_t d = (int32_t)(x->seq - y->seq);
+
+	return d < 0 ? -1 : d > 0;
+}
+
 /*
  * Cancel every receive still posted to the fi_ep (FI_ECANCELED, reported
  * as DAT_DTO_ERR_FLUSHED) when the connection ends: providers that flush
- * on their own have nothing left to cancel.
+ * on their own have nothing left to cancel. sockets reports each cancel
+ * as it is made, so they are made in posting order (the pool's order is
+ * its free list's). Without memory for the sort, in pool order.
  */
 static void dofi_cm_cancel_recvs(dofi_ep_t *ep)
 {
-	uint32_t i;
+	dofi_op_t **ops;
+	uint32_t i, n = 0;
 
-	if (ep->fep == NULL)
+	if (ep->fep == NULL || atomic_load(&ep->recv_pool.used) == 0)
 		return;
+	ops = malloc(ep->recv_pool.size * sizeof(*ops));
 	for (i = 0; i < ep->recv_pool.size; i++) {
 		dofi_op_t *op = &ep->recv_pool.ops[i];
 
-		if (atomic_load(&op->posted))
+		if (!atomic_load(&op->posted))
+			continue;
+		if (ops != NULL)
+			ops[n++] = op;
+		else
 			(void)fi_cancel(&ep->fep->fid, op);
 	}
+	if (ops == NULL)
+		return;
+	qsort(ops, n, sizeof(*ops), dofi_cm_seq_cmp);
+	for (i = 0; i < n; i++)
+		(void)fi_cancel(&ep->fep->fid, ops[i]);
+	free(ops);
 }
 
 /*
