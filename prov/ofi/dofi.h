@@ -291,9 +291,19 @@ struct dofi_cr {
 	DAT_COUNT pdata_len;
 	dofi_ep_t *ep; /* provider-created or RSP EP */
 	uint8_t rdma_in, rdma_out;
+	int rejected; /* dat_cr_reject sent a reject on pep */
 };
 
 /* ---- the IA ------------------------------------------------------------ */
+
+/* A spent RSP's listener kept open until its reject has gone out. */
+typedef struct dofi_parked_pep {
+	struct dofi_parked_pep *next;
+	struct fid_pep *pep;
+	struct fi_info *info;
+	uint16_t port;
+	uint64_t close_at; /* CLOCK_MONOTONIC ns */
+} dofi_parked_pep_t;
 
 typedef enum {
 	DOFI_PROGRESS_AUTO,
@@ -321,6 +331,7 @@ typedef struct dofi_ia {
 	DAT_NAMED_ATTR transport[4];
 	char names[4][64];
 	dofi_list_t objs[DOFI_OBJ_LAST];
+	dofi_parked_pep_t *parked; /* under lock */
 	/* lmr_context -> LMR, lock-free reads: chunked table. */
 	dofi_lmr_t **lmr_chunks[256];
 	uint32_t lmr_next;
@@ -548,6 +559,9 @@ void dofi_cm_break_later(dofi_ep_t *ep);
 /* Tear down an EP's connection (EP free/reset, IA close). lock held. */
 void dofi_cm_ep_teardown(dofi_ep_t *ep);
 void dofi_cm_sp_destroy(dofi_sp_t *sp);
+/* Close parked listeners: port -1 those due, 0 all, else that port's.
+ * ia->lock held. */
+void dofi_cm_close_parked(dofi_ia_t *ia, int port);
 void dofi_cm_cr_destroy(dofi_cr_t *cr);
 
 /* dofi_progress.c */

@@ -450,6 +450,8 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 	dofi_list_t *e;
 
 	pthread_mutex_lock(&ia->lock);
+	if (ia->parked != NULL)
+		dofi_cm_close_parked(ia, -1);
 	for (e = ia->objs[DOFI_OBJ_EP].next; e != &ia->objs[DOFI_OBJ_EP];
 	     e = e->next) {
 		dofi_ep_t *ep = dofi_container_of(e, dofi_ep_t, obj.link);
@@ -517,6 +519,9 @@ static DAT_RETURN dofi_sp_listen(dofi_ia_t *ia, dofi_sp_t *sp,
 	size_t alen = sizeof(addr);
 	int rc;
 
+	/* A parked listener of ours may still hold the port. */
+	if (*qual != 0)
+		dofi_cm_close_parked(ia, dofi_cm_port(*qual));
 	info = fi_dupinfo(ia->info);
 	if (info == NULL)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
@@ -715,18 +720,83 @@ DAT_RETURN dofi_rsp_query(DAT_RSP_HANDLE h, DAT_RSP_PARAM_MASK mask,
 }
 
 /* ia->lock held. */
+/*
+ * sockets sends a reject from the listener's own CM thread, later; closing
+ * the listener stops that thread, and the reject never leaves (the
+ * requester times out). A spent RSP's listener that rejected is therefore
+ * closed DOFI_PARK_NS later (dofi_cm_check_timers), or as soon as a new
+ * listener wants its port. Requests reaching it meanwhile are refused.
+ */
+#define DOFI_PARK_NS (500ull * 1000000ull)
+
+static void dofi_cm_park_pep(dofi_ia_t *ia, struct fid_pep *pep,
+                             struct fi_info *info, uint16_t port)
+{
+	dofi_parked_pep_t *p = malloc(sizeof(*p));
+
+	if (p == NULL) {
+		fi_close(&pep->fid);
+		fi_freeinfo(info);
+		return;
+	}
+	p->pep = pep;
+	p->info = info;
+	p->port = port;
+	p->close_at = dofi_now_ns() + DOFI_PARK_NS;
+	p->next = ia->parked;
+	ia->parked = p;
+}
+
+void dofi_cm_close_parked(dofi_ia_t *ia, int port)
+{
+	dofi_parked_pep_t **pp = &ia->parked;
+	uint64_t now = port < 0 ? dofi_now_ns() : 0;
+
+	while (*pp != NULL) {
+		dofi_parked_pep_t *p = *pp;
+
+		if (port < 0 ? now < p->close_at
+		             : port != 0 && p->port != (uint16_t)port) {
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		fi_close(&p->pep->fid);
+		fi_freeinfo(p->info);
+		free(p);
+	}
+}
+
+static struct fid_pep *dofi_cm_parked_of(dofi_ia_t *ia, const struct fid *fid)
+{
+	dofi_parked_pep_t *p;
+
+	for (p = ia->parked; p != NULL; p = p->next)
+		if (&p->pep->fid == fid)
+			return p->pep;
+	return NULL;
+}
+
 void dofi_cm_cr_destroy(dofi_cr_t *cr)
 {
+	int rejected = 0;
+
 	if (cr->info != NULL) {
 		if (cr->pep != NULL)
-			(void)fi_reject(cr->pep, cr->info->handle, NULL, 0);
+			rejected = fi_reject(cr->pep, cr->info->handle, NULL,
+			                     0) == 0;
 		fi_freeinfo(cr->info);
 		cr->info = NULL;
 	}
 	if (cr->pep_info != NULL) {
 		/* The listener of a spent RSP: ours to close. */
-		fi_close(&cr->pep->fid);
-		fi_freeinfo(cr->pep_info);
+		if (rejected || cr->rejected) {
+			dofi_cm_park_pep(cr->obj.ia, cr->pep, cr->pep_info,
+			                 dofi_cm_port(cr->qual));
+		} else {
+			fi_close(&cr->pep->fid);
+			fi_freeinfo(cr->pep_info);
+		}
 		cr->pep_info = NULL;
 	}
 	cr->pep = NULL;
@@ -1066,6 +1136,7 @@ DAT_RETURN dofi_cr_reject(DAT_CR_HANDLE h, DAT_COUNT plen,
 
 		if (rc != 0)
 			dof_info(DOFI_LOG, "fi_reject: %s", fi_strerror(-rc));
+		cr->rejected = rc == 0;
 		fi_freeinfo(cr->info);
 		cr->info = NULL;
 	}
@@ -1316,8 +1387,15 @@ void dofi_cm_progress(dofi_ia_t *ia)
 			dofi_sp_t *sp = dofi_cm_sp_of(ia, buf.cm.fid);
 
 			if (sp == NULL) {
+				struct fid_pep *pep =
+				        dofi_cm_parked_of(ia, buf.cm.fid);
+
 				dof_debug(DOFI_LOG, "connection request for a "
 						    "closed service point");
+				if (pep != NULL)
+					(void)fi_reject(pep,
+					                buf.cm.info->handle,
+					                NULL, 0);
 				fi_freeinfo(buf.cm.info);
 				break;
 			}
