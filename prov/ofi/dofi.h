@@ -296,6 +296,13 @@ struct dofi_cr {
 
 /* ---- the IA ------------------------------------------------------------ */
 
+/* A closed fi_ep's address while EQ events for it may be unread. */
+typedef struct dofi_tomb {
+	const struct fid *fid; /* compared, never dereferenced */
+	uint64_t epoch;        /* ia->eq_epoch when it was closed */
+	struct fid_ep *spare;  /* an endpoint opened at that address, unused */
+} dofi_tomb_t;
+
 /* A spent RSP's listener kept open until its reject has gone out. */
 typedef struct dofi_parked_pep {
 	struct dofi_parked_pep *next;
@@ -332,6 +339,10 @@ typedef struct dofi_ia {
 	char names[4][64];
 	dofi_list_t objs[DOFI_OBJ_LAST];
 	dofi_parked_pep_t *parked; /* under lock */
+	/* Closed endpoints' fids (dofi_ep.c), under lock. */
+	dofi_tomb_t *tombs;
+	uint32_t ntombs, tombs_cap;
+	uint64_t eq_epoch; /* EQ drains begun */
 	/* lmr_context -> LMR, lock-free reads: chunked table. */
 	dofi_lmr_t **lmr_chunks[256];
 	uint32_t lmr_next;
@@ -482,6 +493,9 @@ DAT_RETURN dofi_ep_set_watermark(DAT_EP_HANDLE, DAT_COUNT, DAT_COUNT);
 dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info);
 /* Close the fi_ep, flushing every posted DTO. ia->lock held. */
 void dofi_ep_close_fep(dofi_ep_t *ep);
+/* An EQ drain begun at epoch has read every event: forget the fids closed
+ * before it (UINT64_MAX: all, at IA close). ia->lock held. */
+void dofi_ep_tombs_expire(dofi_ia_t *ia, uint64_t epoch);
 /* Fill attributes with the provider's defaults, clamped to the IA. */
 void dofi_ep_default_attr(dofi_ia_t *ia, DAT_EP_ATTR *attr);
 dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,

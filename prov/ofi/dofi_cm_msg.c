@@ -1359,12 +1359,14 @@ void dofi_cm_progress(dofi_ia_t *ia)
 		unsigned char raw[sizeof(struct fi_eq_cm_entry) + 512];
 	} buf;
 	uint32_t event;
+	uint64_t epoch;
 	ssize_t rc;
 
 	if (pthread_mutex_trylock(&ia->eq_lock) != 0)
 		return; /* another thread is reading it */
 	/* Read and handle under the lock: see dofi_cm_ep_of. */
 	pthread_mutex_lock(&ia->lock);
+	epoch = ++ia->eq_epoch;
 	for (;;) {
 		rc = fi_eq_read(ia->eq, &event, &buf, sizeof(buf), 0);
 		if (rc == -FI_EAVAIL) {
@@ -1376,8 +1378,12 @@ void dofi_cm_progress(dofi_ia_t *ia)
 			dofi_cm_error(ia, &err);
 			continue;
 		}
-		if (rc < 0)
+		if (rc < 0) {
+			/* All read: stale events of closed fids are gone. */
+			if (rc == -FI_EAGAIN && ia->ntombs > 0)
+				dofi_ep_tombs_expire(ia, epoch);
 			break;
+		}
 		if ((size_t)rc < sizeof(buf.cm)) {
 			dof_warn(DOFI_LOG, "short EQ entry (%zd bytes)", rc);
 			continue;

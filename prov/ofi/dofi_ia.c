@@ -507,6 +507,7 @@ static void dofi_ia_release_all(dofi_ia_t *ia)
 		dofi_cm_sp_destroy(dofi_container_of(e, dofi_sp_t, obj.link));
 	}
 	dofi_cm_close_parked(ia, 0);
+	dofi_ep_tombs_expire(ia, UINT64_MAX);
 	dofi_mem_release_all(ia);
 	while (!dofi_list_empty(&ia->objs[DOFI_OBJ_EVD])) {
 		e = ia->objs[DOFI_OBJ_EVD].next;
