@@ -6,9 +6,9 @@
  * byte for byte, gaps untouched), RDMA Write and Read of each size and
  * with IOVs, completion fields (operation, cookie, status, length),
  * completion suppression, ordering (receives, sends, write-then-send),
- * posted receives flushed on disconnect (DAT_DTO_ERR_FLUSHED), a receive
- * too small (DAT_DTO_ERR_LOCAL_LENGTH) breaking the connection, one EVD for
- * DTOs and connection events (successful DTO completions before
+ * posted receives and sends flushed on disconnect (DAT_DTO_ERR_FLUSHED), a
+ * receive too small (DAT_DTO_ERR_LOCAL_LENGTH) breaking the connection, one EVD
+ * for DTOs and connection events (successful DTO completions before
  * DISCONNECTED), and post errors (segments, lengths, flags, a full receive
  * queue).  Single process, two IAs; -S picks sizes, -I repeats the
  * ordering test.
@@ -603,6 +603,68 @@ out:
 	ft_mr_free(&tmr);
 }
 
+/*
+ * Sends posted when the connection ends abruptly all complete, once
+ * each: flushed, or successful where the fabric had finished one (the
+ * peer posts no receive, so 4 MiB sends are likely still in flight). A
+ * send never reported, or reported twice, fails.
+ */
+static void check_flush_requests(void)
+{
+	const size_t len = (size_t)4 << 20;
+	struct pair p;
+	struct ft_mr smr;
+	DAT_LMR_TRIPLET s;
+	DAT_DTO_COOKIE c;
+	DAT_EVENT ev;
+	int i, seen = 0, flushed = 0, n;
+
+	if (attr.max_message_size < len)
+		return;
+	pair_open(&p, &attr);
+	FT_DAT_OK(ft_mr_create(&ta, ta.pz, len, DAT_MEM_PRIV_ALL_FLAG, &smr));
+	if (!pair_connect(&p))
+		goto out;
+	s = ft_lmr_iov(&smr, 0, len);
+	for (i = 0; i < 4; i++) {
+		c.as_64 = 0xd000 + (uint64_t)i;
+		FT_DAT_CHECK(dat_ep_post_send(p.tx.ep, 1, &s, c,
+		                              DAT_COMPLETION_DEFAULT_FLAG));
+	}
+	/* tcp's peer sees the end only once it reads the message: not
+	 * waited for. */
+	ft_disconnect_local(&p.tx, NULL, DAT_CLOSE_ABRUPT_FLAG);
+	p.up = false;
+	for (n = 0; n < 8 && seen != 0xf; n++) {
+		const DAT_DTO_COMPLETION_EVENT_DATA *d =
+		        &ev.event_data.dto_completion_event_data;
+
+		if (ft_wait(p.tx.req_evd, FT_TIMEOUT_US, &ev) != DAT_SUCCESS)
+			break;
+		if (ev.event_number != DAT_DTO_COMPLETION_EVENT ||
+		    d->user_cookie.as_64 < 0xd000 ||
+		    d->user_cookie.as_64 > 0xd003 ||
+		    (seen & 1 << (d->user_cookie.as_64 - 0xd000)) ||
+		    (d->status != DAT_DTO_SUCCESS &&
+		     d->status != DAT_DTO_ERR_FLUSHED)) {
+			FT_CHECK(false,
+			         "abrupt disconnect: unexpected request "
+			         "completion (%s)",
+			         ft_event_desc(&ev));
+			continue;
+		}
+		seen |= 1 << (d->user_cookie.as_64 - 0xd000);
+		flushed += d->status == DAT_DTO_ERR_FLUSHED;
+	}
+	FT_CHECK(seen == 0xf,
+	         "abrupt disconnect: each of 4 posted 4 MiB sends completes "
+	         "once, success or flushed (seen mask %#x, %d flushed)",
+	         seen, flushed);
+out:
+	pair_close(&p);
+	ft_mr_free(&smr);
+}
+
 static void check_too_small(void)
 {
 	struct pair p;
@@ -843,6 +905,7 @@ int main(int argc, char **argv)
 	pair_close(&p);
 
 	check_flush();
+	check_flush_requests();
 	check_too_small();
 	check_shared_evd();
 

@@ -2,7 +2,9 @@
 /* Copyright (c) 2026 dapl-ofi developers */
 /*
  * dat_protect: memory protection.  Local: an LMR of another PZ, an LMR
- * without the local right the DTO needs, a segment outside its LMR, an
+ * without the local write a receive or RDMA Read needs (local read is
+ * implied, as on InfiniBand: a send from a write-only LMR works), a
+ * segment outside its LMR, an
  * unknown lmr_context -- each refused by the post or completed in error,
  * and no data delivered.  Remote: RDMA Write/Read through a context that
  * lacks the right, outside the registered range (after the end, before the
@@ -165,6 +167,59 @@ out:
 	ft_mr_free(&rbuf);
 }
 
+/*
+ * Local read is implied, as on InfiniBand (which has no such right to
+ * withhold): OFED's consumers, dtest among them, send from LMRs registered
+ * with local write only. Such a send must succeed and deliver its bytes.
+ */
+static void send_without_local_read_case(struct ft_mr *wo)
+{
+	const char *name = "send from an LMR with local write only";
+	struct conn c;
+	struct ft_mr rbuf;
+	DAT_LMR_TRIPLET r, t;
+	DAT_DTO_COOKIE ck;
+	DAT_EVENT ev;
+	DAT_RETURN ret;
+
+	FT_DAT_OK(
+	        ft_mr_create(&tgt, tgt.pz, 4096, DAT_MEM_PRIV_ALL_FLAG, &rbuf));
+	if (!conn_up(&c, tgt.pz))
+		goto out;
+	r = ft_lmr_iov(&rbuf, 0, 4096);
+	ck.as_64 = 1;
+	FT_DAT_CHECK(dat_ep_post_recv(c.t.ep, 1, &r, ck,
+	                              DAT_COMPLETION_DEFAULT_FLAG));
+	ft_fill(wo->buf, 64, 9);
+	t = ft_lmr_iov(wo, 0, 64);
+	ck.as_64 = 2;
+	ret = dat_ep_post_send(c.i.ep, 1, &t, ck, DAT_COMPLETION_DEFAULT_FLAG);
+	FT_CHECK(ret == DAT_SUCCESS, "%s: posted: %s", name, ft_ret_str(ret));
+	if (ret == DAT_SUCCESS) {
+		ret = ft_wait(c.i.req_evd, FT_TIMEOUT_US, &ev);
+		FT_CHECK(ret == DAT_SUCCESS &&
+		                 ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+		                 ev.event_data.dto_completion_event_data.status ==
+		                         DAT_DTO_SUCCESS,
+		         "%s: completes with success: %s", name,
+		         ret == DAT_SUCCESS ? ft_event_desc(&ev)
+		                            : ft_ret_str(ret));
+		ret = ft_wait(c.t.recv_evd, FT_TIMEOUT_US, &ev);
+		FT_CHECK(ret == DAT_SUCCESS &&
+		                 ev.event_data.dto_completion_event_data.status ==
+		                         DAT_DTO_SUCCESS &&
+		                 ev.event_data.dto_completion_event_data
+		                                 .transfered_length == 64 &&
+		                 ft_pattern_mismatch(rbuf.buf, 64, 9) < 0,
+		         "%s: the peer received the 64 bytes: %s", name,
+		         ret == DAT_SUCCESS ? ft_event_desc(&ev)
+		                            : ft_ret_str(ret));
+	}
+out:
+	conn_down(&c);
+	ft_mr_free(&rbuf);
+}
+
 static void check_local(void)
 {
 	DAT_PZ_HANDLE pz2;
@@ -187,8 +242,7 @@ static void check_local(void)
 
 	t = ft_lmr_iov(&other_pz, 0, 64);
 	local_send_case("send from an LMR of another PZ", &t);
-	t = ft_lmr_iov(&wo, 0, 64);
-	local_send_case("send from an LMR without local read", &t);
+	send_without_local_read_case(&wo);
 	t.virtual_address = (DAT_VADDR)(uintptr_t)g.reg + page - 32;
 	t.segment_length = 64;
 	t.lmr_context = g.lctx;

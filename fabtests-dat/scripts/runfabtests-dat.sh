@@ -328,7 +328,7 @@ run_dapltest() {
 	start "$out" dapltest "$@"
 	finish "$started" "$timeout"
 	if [ "$rc" -eq 0 ] &&
-		! grep -qiE 'fails|failed|error occurs|not ok|DAT_[A-Z_]*(ERROR|INVALID|TIMEOUT)' "$out"; then
+		! grep -qiE 'fails|failed|error occurs|not ok|bad connection event|DAT_[A-Z_]*(ERROR|INVALID|TIMEOUT|REJECTED)' "$out"; then
 		report "$name" "$ia" Pass "$out"
 	else
 		echo "rc $rc" >>"$out"

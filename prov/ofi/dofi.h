@@ -262,6 +262,7 @@ typedef struct dofi_op {
 	uint8_t suppress;
 	_Atomic uint8_t posted; /* owned by libfabric or queued */
 	uint32_t next;          /* free list / pending list link */
+	uint32_t seq;           /* receives: posting order, for flushing */
 	struct iovec *iov;
 	void **desc;
 	uint32_t iov_count;
@@ -306,6 +307,7 @@ typedef struct dofi_ep {
 	struct fi_info *info;
 	dofi_pool_t req_pool;
 	dofi_pool_t recv_pool;
+	_Atomic uint32_t recv_seq; /* next receive's dofi_op_t.seq */
 	/* Receives posted while there is no fi_ep, in posting order. */
 	uint32_t pend_head, pend_tail;
 	/* Addresses reported by dat_ep_query. */
@@ -322,6 +324,9 @@ typedef struct dofi_ep {
 	dofi_sp_t *sp;      /* EP reserved by a PSP (provider) or RSP */
 	int graceful;       /* disconnect pending on outstanding sends */
 	int dto_error;      /* a DTO failed: the connection is broken */
+	/* A receive was truncated on a fabric that keeps the connection:
+	 * the CM ends it (dofi_cm_check_timers). */
+	_Atomic int break_pending;
 	int shutdown_sent;
 	/*
 	 * Our ready-to-use step. libfabric's tcp and sockets CM has none: a
@@ -364,9 +369,26 @@ struct dofi_cr {
 	dofi_ep_t *ep; /* provider-created or RSP EP */
 	uint8_t rdma_in, rdma_out;
 	uint8_t rtu; /* the requester offered an RTU (DOFI_CM_F_RTU) */
+	int rejected; /* dat_cr_reject sent a reject on pep */
 };
 
 /* ---- the IA ------------------------------------------------------------ */
+
+/* A closed fi_ep's address while EQ events for it may be unread. */
+typedef struct dofi_tomb {
+	const struct fid *fid; /* compared, never dereferenced */
+	uint64_t epoch;        /* ia->eq_epoch when it was closed */
+	struct fid_ep *spare;  /* an endpoint opened at that address, unused */
+} dofi_tomb_t;
+
+/* A spent RSP's listener kept open until its reject has gone out. */
+typedef struct dofi_parked_pep {
+	struct dofi_parked_pep *next;
+	struct fid_pep *pep;
+	struct fi_info *info;
+	uint16_t port;
+	uint64_t close_at; /* CLOCK_MONOTONIC ns */
+} dofi_parked_pep_t;
 
 typedef enum {
 	DOFI_PROGRESS_AUTO,
@@ -393,6 +415,11 @@ typedef struct dofi_ia {
 	DAT_NAMED_ATTR transport[4];
 	char names[4][64];
 	dofi_list_t objs[DOFI_OBJ_LAST];
+	dofi_parked_pep_t *parked; /* under lock */
+	/* Closed endpoints' fids (dofi_ep.c), under lock. */
+	dofi_tomb_t *tombs;
+	uint32_t ntombs, tombs_cap;
+	uint64_t eq_epoch; /* EQ drains begun */
 	/* lmr_context -> LMR, lock-free reads: chunked table. */
 	dofi_lmr_t **lmr_chunks[256];
 	uint32_t lmr_next;
@@ -401,6 +428,9 @@ typedef struct dofi_ia {
 	int mr_local;  /* FI_MR_LOCAL: descriptors required */
 	int prov_key;  /* FI_MR_PROV_KEY */
 	int auto_progress; /* libfabric progresses data on its own */
+	/* libfabric ends the connection itself after a truncated receive
+	 * (tcp); elsewhere (sockets) we do, as InfiniBand would. */
+	int trunc_ends_conn;
 	/* Extra op flags for RDMA writes: FI_DELIVERY_COMPLETE where a
 	 * transmit completion would hide a target's refusal. */
 	uint64_t write_flags;
@@ -553,6 +583,9 @@ DAT_RETURN dofi_ep_set_watermark(DAT_EP_HANDLE, DAT_COUNT, DAT_COUNT);
 dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info);
 /* Close the fi_ep, flushing every posted DTO. ia->lock held. */
 void dofi_ep_close_fep(dofi_ep_t *ep);
+/* An EQ drain begun at epoch has read every event: forget the fids closed
+ * before it (UINT64_MAX: all, at IA close). ia->lock held. */
+void dofi_ep_tombs_expire(dofi_ia_t *ia, uint64_t epoch);
 /* Fill attributes with the provider's defaults, clamped to the IA. */
 void dofi_ep_default_attr(dofi_ia_t *ia, DAT_EP_ATTR *attr);
 dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,
@@ -584,6 +617,11 @@ dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep);
 /* The RTU's internal zero-byte receive and send (ia->lock held). */
 dof_status_t dofi_dto_post_rtu_recv(dofi_ep_t *ep, struct fid_ep *fep);
 dof_status_t dofi_dto_send_rtu(dofi_ep_t *ep);
+/*
+ * Report an op the caller took back from libfabric (posted exchanged
+ * to 0) as flushed, and return it to its pool.
+ */
+void dofi_dto_flush_op(dofi_op_t *op);
 /* Complete queued receives as flushed (no fi_ep will carry them). */
 void dofi_dto_flush_queued(dofi_ep_t *ep);
 
@@ -615,9 +653,17 @@ DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE, DAT_CONN_QUAL);
 void dofi_cm_progress(dofi_ia_t *ia);
 /* Connect timeouts that expired. */
 void dofi_cm_check_timers(dofi_ia_t *ia);
+/*
+ * A receive of the EP completed truncated: end the connection (BROKEN)
+ * unless the fabric does. Error completion path; takes no lock.
+ */
+void dofi_cm_break_later(dofi_ep_t *ep);
 /* Tear down an EP's connection (EP free/reset, IA close). lock held. */
 void dofi_cm_ep_teardown(dofi_ep_t *ep);
 void dofi_cm_sp_destroy(dofi_sp_t *sp);
+/* Close parked listeners: port -1 those due, 0 all, else that port's.
+ * ia->lock held. */
+void dofi_cm_close_parked(dofi_ia_t *ia, int port);
 void dofi_cm_cr_destroy(dofi_cr_t *cr);
 /*
  * An internal (RTU) op completed; err is 0 or the libfabric error. Called

@@ -39,6 +39,8 @@
  * of a requester that gave up: this bounds the wait then.
  */
 #define DOFI_RTU_NS (5ull * 1000000000ull)
+/* How long requests in flight at a connection's end may take to finish. */
+#define DOFI_FLUSH_NS (2ull * 1000000000ull)
 
 /*
  * A conn_qual is a port on IP fabrics. Like OFED's rdma_cm provider we use
@@ -128,25 +130,82 @@ static void dofi_cm_event(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 	(void)dofi_evd_post(ep->conn_evd, &ev);
 }
 
+static int dofi_cm_seq_cmp(const void *a, const void *b)
+{
+	const dofi_op_t *x = *(dofi_op_t *const *)a;
+	const dofi_op_t *y = *(dofi_op_t *const *)b;
+	int32_t d = (int32_t)(x->seq - y->seq);
+
+	return d < 0 ? -1 : d > 0;
+}
+
 /*
  * Cancel every receive still posted to the fi_ep (FI_ECANCELED, reported
  * as DAT_DTO_ERR_FLUSHED) when the connection ends: providers that flush
- * on their own have nothing left to cancel.
+ * on their own have nothing left to cancel. sockets reports each cancel
+ * as it is made, so they are made in posting order (the pool's order is
+ * its free list's). Without memory for the sort, in pool order.
  */
 static void dofi_cm_cancel_recvs(dofi_ep_t *ep)
 {
-	uint32_t i;
+	dofi_op_t **ops;
+	uint32_t i, n = 0;
 
 	if (ep->fep == NULL)
 		return;
 	if (ep->rtu_op.type == DOFI_OP_RTU_RECV &&
 	    atomic_load(&ep->rtu_op.posted))
 		(void)fi_cancel(&ep->fep->fid, &ep->rtu_op);
+	if (dofi_pool_used(&ep->recv_pool) == 0)
+		return;
+	ops = malloc(ep->recv_pool.size * sizeof(*ops));
 	for (i = 0; i < ep->recv_pool.size; i++) {
 		dofi_op_t *op = &ep->recv_pool.ops[i];
 
-		if (atomic_load(&op->posted))
+		if (!atomic_load(&op->posted))
+			continue;
+		if (ops != NULL)
+			ops[n++] = op;
+		else
 			(void)fi_cancel(&ep->fep->fid, op);
+	}
+	if (ops == NULL)
+		return;
+	qsort(ops, n, sizeof(*ops), dofi_cm_seq_cmp);
+	for (i = 0; i < n; i++)
+		(void)fi_cancel(&ep->fep->fid, ops[i]);
+	free(ops);
+}
+
+/*
+ * Report every request (send, RDMA write or read) still posted as
+ * flushed, so each gets its completion on every kind of connection end.
+ * tcp flushes them on fi_shutdown. sockets does not: a send it has
+ * delivered may complete (successfully) only after the peer's
+ * FI_SHUTDOWN, and one in flight whenever sockets gets to it, if ever.
+ * So our own disconnect flushes at once, ahead of its event, and any
+ * other end of a connection leaves requests DOFI_FLUSH_NS to complete
+ * (ep->deadline; dofi_cm_check_timers), then reports the rest here; what
+ * libfabric says of them later is dropped, as for any op no longer
+ * posted. ia->lock held.
+ */
+static void dofi_cm_flush_requests(dofi_ep_t *ep)
+{
+	uint32_t i;
+
+	if (ep->req_evd != NULL)
+		dofi_evd_flush_cq(ep->req_evd, 1);
+	if (dofi_pool_used(&ep->req_pool) == 0)
+		return;
+	dof_info(DOFI_LOG,
+	         "EP %p: %d requests still posted after the "
+	         "connection ended: flushed",
+	         (void *)ep, (int)dofi_pool_used(&ep->req_pool));
+	for (i = 0; i < ep->req_pool.size; i++) {
+		dofi_op_t *op = &ep->req_pool.ops[i];
+
+		if (atomic_load(&op->posted) && atomic_exchange(&op->posted, 0))
+			dofi_dto_flush_op(op);
 	}
 }
 
@@ -155,7 +214,10 @@ static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 			 const void *pdata, DAT_COUNT plen)
 {
 	atomic_store(&ep->state, DAT_EP_STATE_DISCONNECTED);
-	ep->deadline = 0;
+	/* Requests still posted: see dofi_cm_flush_requests. */
+	ep->deadline = dofi_pool_used(&ep->req_pool) > 0
+	                       ? dofi_now_ns() + DOFI_FLUSH_NS
+	                       : 0;
 	ep->graceful = 0;
 	ep->rtu = DOFI_RTU_NONE;
 	if (ep->fep != NULL && !ep->shutdown_sent) {
@@ -247,6 +309,16 @@ static void dofi_cm_rtu_settle(dofi_ep_t *ep)
 	if (atomic_load(&ep->state) == DAT_EP_STATE_COMPLETION_PENDING &&
 	    ep->rtu == DOFI_RTU_WAIT && dofi_cm_rtu_arrived(ep, 1))
 		dofi_cm_passive_established(ep);
+}
+
+void dofi_cm_break_later(dofi_ep_t *ep)
+{
+	dofi_ia_t *ia = ep->obj.ia;
+
+	if (ia->trunc_ends_conn)
+		return; /* libfabric shuts it down: FI_SHUTDOWN follows */
+	atomic_store(&ep->break_pending, 1);
+	dofi_progress_wake(ia);
 }
 
 /* ---- active side --------------------------------------------------------------- */
@@ -459,12 +531,16 @@ DAT_RETURN dofi_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 			ep->deadline = dofi_now_ns() + DOFI_GRACEFUL_NS;
 			break;
 		}
+		/* Ours: what is posted is flushed now, ahead of the event. */
+		dofi_cm_flush_requests(ep);
 		dofi_cm_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL, 0);
 		break;
 	case DAT_EP_STATE_DISCONNECT_PENDING:
-		if (flags == DAT_CLOSE_ABRUPT_FLAG)
+		if (flags == DAT_CLOSE_ABRUPT_FLAG) {
+			dofi_cm_flush_requests(ep);
 			dofi_cm_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
 				     NULL, 0);
+		}
 		break;
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
 	case DAT_EP_STATE_COMPLETION_PENDING:
@@ -491,17 +567,37 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 	dofi_list_t *e;
 
 	pthread_mutex_lock(&ia->lock);
+	if (ia->parked != NULL)
+		dofi_cm_close_parked(ia, -1);
 	for (e = ia->objs[DOFI_OBJ_EP].next; e != &ia->objs[DOFI_OBJ_EP];
 	     e = e->next) {
 		dofi_ep_t *ep = dofi_container_of(e, dofi_ep_t, obj.link);
 		DAT_EP_STATE s = atomic_load(&ep->state);
 
-		if (s == DAT_EP_STATE_DISCONNECT_PENDING && ep->graceful &&
-		    (dofi_cm_requests_done(ep) || now >= ep->deadline)) {
+		if (atomic_load(&ep->break_pending) &&
+		    atomic_exchange(&ep->break_pending, 0) &&
+		    (s == DAT_EP_STATE_CONNECTED ||
+		     s == DAT_EP_STATE_DISCONNECT_PENDING)) {
+			/* As tcp and InfiniBand do after a truncation. */
+			dof_info(DOFI_LOG,
+			         "EP %p: a receive was too small for its "
+			         "message: connection broken",
+			         (void *)ep);
+			ep->dto_error = 1;
+			dofi_cm_down(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, 0);
+		} else if (s == DAT_EP_STATE_DISCONNECT_PENDING &&
+		           ep->graceful &&
+		           (dofi_cm_requests_done(ep) || now >= ep->deadline)) {
+			dofi_cm_flush_requests(ep);
 			dofi_cm_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
 				     NULL, 0);
+		} else if (s == DAT_EP_STATE_DISCONNECTED &&
+		           ep->deadline != 0 &&
+		           (dofi_cm_requests_done(ep) || now >= ep->deadline)) {
+			ep->deadline = 0;
+			dofi_cm_flush_requests(ep);
 		} else if (s == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
-			   ep->deadline != 0 && now >= ep->deadline) {
+		           ep->deadline != 0 && now >= ep->deadline) {
 			dof_info(DOFI_LOG, "EP %p: connect timed out",
 				 (void *)ep);
 			dofi_cm_down(ep, DAT_CONNECTION_EVENT_TIMED_OUT, NULL,
@@ -543,6 +639,9 @@ static DAT_RETURN dofi_sp_listen(dofi_ia_t *ia, dofi_sp_t *sp,
 	size_t alen = sizeof(addr);
 	int rc;
 
+	/* A parked listener of ours may still hold the port. */
+	if (*qual != 0)
+		dofi_cm_close_parked(ia, dofi_cm_port(*qual));
 	info = fi_dupinfo(ia->info);
 	if (info == NULL)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
@@ -741,18 +840,83 @@ DAT_RETURN dofi_rsp_query(DAT_RSP_HANDLE h, DAT_RSP_PARAM_MASK mask,
 }
 
 /* ia->lock held. */
+/*
+ * sockets sends a reject from the listener's own CM thread, later; closing
+ * the listener stops that thread, and the reject never leaves (the
+ * requester times out). A spent RSP's listener that rejected is therefore
+ * closed DOFI_PARK_NS later (dofi_cm_check_timers), or as soon as a new
+ * listener wants its port. Requests reaching it meanwhile are refused.
+ */
+#define DOFI_PARK_NS (500ull * 1000000ull)
+
+static void dofi_cm_park_pep(dofi_ia_t *ia, struct fid_pep *pep,
+                             struct fi_info *info, uint16_t port)
+{
+	dofi_parked_pep_t *p = malloc(sizeof(*p));
+
+	if (p == NULL) {
+		fi_close(&pep->fid);
+		fi_freeinfo(info);
+		return;
+	}
+	p->pep = pep;
+	p->info = info;
+	p->port = port;
+	p->close_at = dofi_now_ns() + DOFI_PARK_NS;
+	p->next = ia->parked;
+	ia->parked = p;
+}
+
+void dofi_cm_close_parked(dofi_ia_t *ia, int port)
+{
+	dofi_parked_pep_t **pp = &ia->parked;
+	uint64_t now = port < 0 ? dofi_now_ns() : 0;
+
+	while (*pp != NULL) {
+		dofi_parked_pep_t *p = *pp;
+
+		if (port < 0 ? now < p->close_at
+		             : port != 0 && p->port != (uint16_t)port) {
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		fi_close(&p->pep->fid);
+		fi_freeinfo(p->info);
+		free(p);
+	}
+}
+
+static struct fid_pep *dofi_cm_parked_of(dofi_ia_t *ia, const struct fid *fid)
+{
+	dofi_parked_pep_t *p;
+
+	for (p = ia->parked; p != NULL; p = p->next)
+		if (&p->pep->fid == fid)
+			return p->pep;
+	return NULL;
+}
+
 void dofi_cm_cr_destroy(dofi_cr_t *cr)
 {
+	int rejected = 0;
+
 	if (cr->info != NULL) {
 		if (cr->pep != NULL)
-			(void)fi_reject(cr->pep, cr->info->handle, NULL, 0);
+			rejected = fi_reject(cr->pep, cr->info->handle, NULL,
+			                     0) == 0;
 		fi_freeinfo(cr->info);
 		cr->info = NULL;
 	}
 	if (cr->pep_info != NULL) {
 		/* The listener of a spent RSP: ours to close. */
-		fi_close(&cr->pep->fid);
-		fi_freeinfo(cr->pep_info);
+		if (rejected || cr->rejected) {
+			dofi_cm_park_pep(cr->obj.ia, cr->pep, cr->pep_info,
+			                 dofi_cm_port(cr->qual));
+		} else {
+			fi_close(&cr->pep->fid);
+			fi_freeinfo(cr->pep_info);
+		}
 		cr->pep_info = NULL;
 	}
 	cr->pep = NULL;
@@ -1108,6 +1272,7 @@ DAT_RETURN dofi_cr_reject(DAT_CR_HANDLE h, DAT_COUNT plen,
 
 		if (rc != 0)
 			dof_info(DOFI_LOG, "fi_reject: %s", fi_strerror(-rc));
+		cr->rejected = rc == 0;
 		fi_freeinfo(cr->info);
 		cr->info = NULL;
 	}
@@ -1263,7 +1428,15 @@ static void dofi_cm_shutdown(dofi_ep_t *ep)
 	case DAT_EP_STATE_CONNECTED:
 	case DAT_EP_STATE_DISCONNECT_PENDING:
 		ep->shutdown_sent = 1; /* the peer's; nothing to send */
-		/* A transfer failed first: the fabric tore it down. */
+		/*
+		 * A transfer failed first: the fabric tore it down. tcp
+		 * queues the failed completion with the FI_SHUTDOWN, which
+		 * may be read first: read the EP's completions now.
+		 */
+		if (ep->recv_evd != NULL)
+			dofi_evd_flush_cq(ep->recv_evd, 1);
+		if (ep->req_evd != NULL && ep->req_evd != ep->recv_evd)
+			dofi_evd_flush_cq(ep->req_evd, 1);
 		dofi_cm_down(ep,
 			     ep->dto_error ? DAT_CONNECTION_EVENT_BROKEN
 					   : DAT_CONNECTION_EVENT_DISCONNECTED,
@@ -1342,12 +1515,14 @@ void dofi_cm_progress(dofi_ia_t *ia)
 		unsigned char raw[sizeof(struct fi_eq_cm_entry) + 512];
 	} buf;
 	uint32_t event;
+	uint64_t epoch;
 	ssize_t rc;
 
 	if (pthread_mutex_trylock(&ia->eq_lock) != 0)
 		return; /* another thread is reading it */
 	/* Read and handle under the lock: see dofi_cm_ep_of. */
 	pthread_mutex_lock(&ia->lock);
+	epoch = ++ia->eq_epoch;
 	for (;;) {
 		rc = fi_eq_read(ia->eq, &event, &buf, sizeof(buf), 0);
 		if (rc == -FI_EAVAIL) {
@@ -1359,8 +1534,12 @@ void dofi_cm_progress(dofi_ia_t *ia)
 			dofi_cm_error(ia, &err);
 			continue;
 		}
-		if (rc < 0)
+		if (rc < 0) {
+			/* All read: stale events of closed fids are gone. */
+			if (rc == -FI_EAGAIN && ia->ntombs > 0)
+				dofi_ep_tombs_expire(ia, epoch);
 			break;
+		}
 		if ((size_t)rc < sizeof(buf.cm)) {
 			dof_warn(DOFI_LOG, "short EQ entry (%zd bytes)", rc);
 			continue;
@@ -1370,8 +1549,15 @@ void dofi_cm_progress(dofi_ia_t *ia)
 			dofi_sp_t *sp = dofi_cm_sp_of(ia, buf.cm.fid);
 
 			if (sp == NULL) {
+				struct fid_pep *pep =
+				        dofi_cm_parked_of(ia, buf.cm.fid);
+
 				dof_debug(DOFI_LOG, "connection request for a "
 						    "closed service point");
+				if (pep != NULL)
+					(void)fi_reject(pep,
+					                buf.cm.info->handle,
+					                NULL, 0);
 				fi_freeinfo(buf.cm.info);
 				break;
 			}
@@ -1443,4 +1629,7 @@ void dofi_cm_ep_teardown(dofi_ep_t *ep)
 	ep->deadline = 0;
 	ep->graceful = 0;
 	ep->rtu = DOFI_RTU_NONE;
+	/* A new connection starts unbroken. */
+	ep->dto_error = 0;
+	atomic_store(&ep->break_pending, 0);
 }

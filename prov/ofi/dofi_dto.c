@@ -88,14 +88,18 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 		return 1;
 	}
 	st = dofi_dto_status(err->err, op->type);
-	if (st != DAT_DTO_ERR_FLUSHED)
+	if (st != DAT_DTO_ERR_FLUSHED) {
 		op->ep->dto_error = 1;
-	if (st != DAT_DTO_ERR_FLUSHED)
 		dof_info(DOFI_LOG, "EP %p: %s completed with %s (prov_errno "
 				   "%d)",
 			 (void *)op->ep,
 			 op->type == DOFI_OP_RECV ? "receive" : "request",
 			 fi_strerror(err->err), err->prov_errno);
+	}
+	/* A message larger than its receive breaks the connection. */
+	if (op->type == DOFI_OP_RECV &&
+	    (err->err == FI_ETRUNC || err->err == FI_ETOOSMALL))
+		dofi_cm_break_later(op->ep);
 	dofi_dto_fill(ev, evd, op, st, err->len);
 	dofi_op_release(op);
 	return 0;
@@ -249,6 +253,7 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type,
 	DAT_SEG_LENGTH total = 0;
 	struct fi_rma_iov rma;
 	size_t count = 0;
+	DAT_MEM_PRIV_FLAGS need;
 	DAT_COUNT max_iov;
 	dofi_op_t *op;
 	DAT_RETURN ret;
@@ -273,22 +278,23 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type,
 	max_iov = type == DOFI_OP_SEND	  ? ep->attr.max_request_iov
 		  : type == DOFI_OP_WRITE ? ep->attr.max_rdma_write_iov
 					  : ep->attr.max_rdma_read_iov;
+	/*
+	 * A Read's destination needs local write. Local read is implied,
+	 * as on InfiniBand, where it cannot be withheld: OFED's consumers
+	 * (dtest among them) send from LMRs registered with local write
+	 * only.
+	 */
+	need = type == DOFI_OP_READ ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG
+				    : DAT_MEM_PRIV_NONE_FLAG;
 	if (dofi_likely(nseg == 1 && max_iov >= 1 &&
-			dofi_seg1(ep, segs,
-				  type == DOFI_OP_READ
-					  ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG
-					  : DAT_MEM_PRIV_LOCAL_READ_FLAG,
-				  iov, desc))) {
+			dofi_seg1(ep, segs, need, iov, desc))) {
 		count = 1;
 		total = segs->segment_length;
 	} else {
 		if (max_iov > DOFI_MAX_IOV)
 			max_iov = DOFI_MAX_IOV;
-		ret = dofi_segs(ep, nseg, segs, max_iov,
-				type == DOFI_OP_READ
-					? DAT_MEM_PRIV_LOCAL_WRITE_FLAG
-					: DAT_MEM_PRIV_LOCAL_READ_FLAG,
-				iov, desc, &count, &total, &st);
+		ret = dofi_segs(ep, nseg, segs, max_iov, need, iov, desc,
+				&count, &total, &st);
 		if (ret != DAT_SUCCESS)
 			return ret;
 		if (st != DAT_DTO_SUCCESS)
@@ -491,6 +497,8 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	op->len = total;
 	op->type = DOFI_OP_RECV;
 	op->suppress = (uint8_t)dofi_suppress(ep, flags, 1);
+	op->seq = atomic_fetch_add_explicit(&ep->recv_seq, 1,
+	                                    memory_order_relaxed);
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 
 	if (ep->fep == NULL) {
@@ -596,6 +604,20 @@ dof_status_t dofi_dto_send_rtu(dofi_ep_t *ep)
 	return DOF_OK;
 }
 
+void dofi_dto_flush_op(dofi_op_t *op)
+{
+	dofi_ep_t *ep = op->ep;
+	dofi_evd_t *evd = op->type == DOFI_OP_RECV ? ep->recv_evd : ep->req_evd;
+	DAT_EVENT ev;
+
+	if (evd != NULL) {
+		memset(&ev, 0, sizeof(ev));
+		dofi_dto_fill(&ev, evd, op, DAT_DTO_ERR_FLUSHED, 0);
+		(void)dofi_evd_post(evd, &ev);
+	}
+	dofi_op_release(op);
+}
+
 dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep)
 {
 	while (ep->pend_head != DOFI_POOL_NONE) {
@@ -615,18 +637,10 @@ void dofi_dto_flush_queued(dofi_ep_t *ep)
 {
 	while (ep->pend_head != DOFI_POOL_NONE) {
 		dofi_op_t *op = &ep->recv_pool.ops[ep->pend_head];
-		DAT_EVENT ev;
 
 		ep->pend_head = op->next;
-		if (atomic_exchange(&op->posted, 0) == 0)
-			continue;
-		if (ep->recv_evd != NULL) {
-			memset(&ev, 0, sizeof(ev));
-			dofi_dto_fill(&ev, ep->recv_evd, op,
-				      DAT_DTO_ERR_FLUSHED, 0);
-			(void)dofi_evd_post(ep->recv_evd, &ev);
-		}
-		dofi_pool_put(&ep->recv_pool, op);
+		if (atomic_exchange(&op->posted, 0))
+			dofi_dto_flush_op(op);
 	}
 	ep->pend_tail = DOFI_POOL_NONE;
 }

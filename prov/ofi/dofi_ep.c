@@ -570,13 +570,77 @@ DAT_RETURN dofi_ep_set_watermark(DAT_EP_HANDLE h, DAT_COUNT soft_hw,
 	return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
 }
 
+/*
+ * EQ events are matched to EPs by fid address (dofi_cm_ep_of), and
+ * libfabric may have queued events for an endpoint we close before we
+ * read them (sockets: the FI_SHUTDOWN that follows our own). The next
+ * fi_endpoint often returns the closed one's address, and such a stale
+ * event then ended the new connection (ACCEPT_COMPLETION_ERROR on the
+ * passive side, a requester timing out or NON_PEER_REJECTED). So a closed
+ * fid stays a tombstone until an EQ drain begun after the close has read
+ * everything, and an endpoint opened at a tombstone's address is set
+ * aside (open but unbound: it gets no events) and replaced; it is closed
+ * with its tombstone. ia->lock held.
+ */
+#define DOFI_TOMB_SPARES 4
+
+static dofi_tomb_t *dofi_ep_tomb_find(dofi_ia_t *ia, const struct fid *fid)
+{
+	uint32_t i;
+
+	for (i = 0; i < ia->ntombs; i++)
+		if (ia->tombs[i].fid == fid)
+			return &ia->tombs[i];
+	return NULL;
+}
+
+static void dofi_ep_tomb_add(dofi_ia_t *ia, const struct fid *fid)
+{
+	if (ia->ntombs == ia->tombs_cap) {
+		uint32_t cap = ia->tombs_cap ? ia->tombs_cap * 2 : 16;
+		dofi_tomb_t *t = realloc(ia->tombs, cap * sizeof(*t));
+
+		if (t == NULL)
+			return; /* unguarded, as before */
+		ia->tombs = t;
+		ia->tombs_cap = cap;
+	}
+	ia->tombs[ia->ntombs].fid = fid;
+	ia->tombs[ia->ntombs].epoch = ia->eq_epoch;
+	ia->tombs[ia->ntombs].spare = NULL;
+	ia->ntombs++;
+}
+
+void dofi_ep_tombs_expire(dofi_ia_t *ia, uint64_t epoch)
+{
+	uint32_t i = 0;
+
+	while (i < ia->ntombs) {
+		dofi_tomb_t *t = &ia->tombs[i];
+
+		if (t->epoch >= epoch) {
+			i++;
+			continue;
+		}
+		if (t->spare != NULL)
+			fi_close(&t->spare->fid);
+		*t = ia->tombs[--ia->ntombs];
+	}
+	if (epoch == UINT64_MAX) {
+		free(ia->tombs);
+		ia->tombs = NULL;
+		ia->tombs_cap = 0;
+	}
+}
+
 dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 {
 	dofi_ia_t *ia = ep->obj.ia;
 	struct fid_cq *tx, *rx;
 	struct fid_ep *fep;
+	dofi_tomb_t *tomb;
 	dofi_dom_t *dom;
-	int rc;
+	int rc, spares = 0;
 
 	/* Connect and accept refuse an EP with no PZ. */
 	if (ep->pz == NULL)
@@ -595,20 +659,35 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 		info->tx_attr->size = (size_t)ep->attr.max_request_dtos + 1;
 	if (ep->attr.max_recv_dtos > 0)
 		info->rx_attr->size = (size_t)ep->attr.max_recv_dtos + 1;
-	rc = fi_endpoint(dom->domain, info, &fep, ep);
-	if (rc != 0 &&
-	    (ep->attr.max_request_dtos > 0 || ep->attr.max_recv_dtos > 0)) {
-		/* The provider's limit: the consumer's sizes, and no RTU. */
-		if (ep->attr.max_request_dtos > 0)
-			info->tx_attr->size = (size_t)ep->attr.max_request_dtos;
-		if (ep->attr.max_recv_dtos > 0)
-			info->rx_attr->size = (size_t)ep->attr.max_recv_dtos;
-		ep->rtu = DOFI_RTU_NONE;
+	for (;;) {
 		rc = fi_endpoint(dom->domain, info, &fep, ep);
-	}
-	if (rc != 0) {
-		dof_warn(DOFI_LOG, "fi_endpoint: %s", fi_strerror(-rc));
-		return DOF_ERR_NO_MEMORY;
+		if (rc != 0 && (ep->attr.max_request_dtos > 0 ||
+				ep->attr.max_recv_dtos > 0)) {
+			/* The provider's limit: the consumer's sizes, and
+			 * no RTU. */
+			if (ep->attr.max_request_dtos > 0)
+				info->tx_attr->size =
+					(size_t)ep->attr.max_request_dtos;
+			if (ep->attr.max_recv_dtos > 0)
+				info->rx_attr->size =
+					(size_t)ep->attr.max_recv_dtos;
+			ep->rtu = DOFI_RTU_NONE;
+			rc = fi_endpoint(dom->domain, info, &fep, ep);
+		}
+		if (rc != 0) {
+			dof_warn(DOFI_LOG, "fi_endpoint: %s", fi_strerror(-rc));
+			return DOF_ERR_NO_MEMORY;
+		}
+		tomb = dofi_ep_tomb_find(ia, &fep->fid);
+		if (tomb == NULL || tomb->spare != NULL ||
+		    spares == DOFI_TOMB_SPARES)
+			break;
+		dof_debug(DOFI_LOG,
+			  "EP %p: fi_endpoint gave a closed "
+			  "endpoint's address; set aside",
+			  (void *)ep);
+		tomb->spare = fep;
+		spares++;
 	}
 	rc = fi_ep_bind(fep, &ia->eq->fid, 0);
 	if (rc == 0)
@@ -643,6 +722,7 @@ void dofi_ep_close_fep(dofi_ep_t *ep)
 		return;
 	/* libfabric flushes what was posted (FI_ECANCELED) on close. */
 	fi_close(&ep->fep->fid);
+	dofi_ep_tomb_add(ep->obj.ia, &ep->fep->fid);
 	ep->fep = NULL;
 	ep->tx_cq = ep->rx_cq = NULL;
 	if (ep->info != NULL) {

@@ -434,6 +434,13 @@ DAT_RETURN dofi_evd_free(DAT_EVD_HANDLE h)
 				 DAT_INVALID_HANDLE_EVD_REQUEST);
 	ia = evd->obj.ia;
 	pthread_mutex_lock(&ia->lock);
+	/* Freed by another thread since the check: not twice (its eventfd
+	 * number may already belong to someone else). */
+	if (atomic_load(&evd->obj.magic) != DOFI_MAGIC_LIVE) {
+		pthread_mutex_unlock(&ia->lock);
+		return DAT_ERROR(DAT_INVALID_HANDLE,
+		                 DAT_INVALID_HANDLE_EVD_REQUEST);
+	}
 	if (atomic_load(&evd->nref) > 0 || atomic_load(&evd->waiters) > 0 ||
 	    (evd == ia->async_evd)) {
 		pthread_mutex_unlock(&ia->lock);
@@ -927,6 +934,10 @@ DAT_RETURN dofi_cno_free(DAT_CNO_HANDLE h)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
 	ia = cno->obj.ia;
 	pthread_mutex_lock(&ia->lock);
+	if (atomic_load(&cno->obj.magic) != DOFI_MAGIC_LIVE) {
+		pthread_mutex_unlock(&ia->lock);
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
+	}
 	if (cno->nref > 0 || cno->waiters > 0) {
 		pthread_mutex_unlock(&ia->lock);
 		return DAT_ERROR(DAT_INVALID_STATE,

@@ -390,6 +390,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	ia->virt_addr = 1;
 	ia->auto_progress =
 		strcmp(info->fabric_attr->prov_name, "sockets") == 0;
+	ia->trunc_ends_conn = strcmp(info->fabric_attr->prov_name, "tcp") == 0;
 	ia->write_flags = dofi_write_flags(info->fabric_attr->prov_name);
 
 	rc = fi_fabric(info->fabric_attr, &ia->fabric, NULL);
@@ -537,6 +538,8 @@ static void dofi_ia_release_all(dofi_ia_t *ia)
 		e = ia->objs[DOFI_OBJ_RSP].next;
 		dofi_cm_sp_destroy(dofi_container_of(e, dofi_sp_t, obj.link));
 	}
+	dofi_cm_close_parked(ia, 0);
+	dofi_ep_tombs_expire(ia, UINT64_MAX);
 	dofi_mem_release_all(ia);
 	while (!dofi_list_empty(&ia->objs[DOFI_OBJ_EVD])) {
 		e = ia->objs[DOFI_OBJ_EVD].next;
