@@ -1423,6 +1423,8 @@ static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
 
 static void dofi_cm_shutdown(dofi_ep_t *ep)
 {
+	dof_debug(DOFI_LOG, "EP %p: FI_SHUTDOWN in state %d", (void *)ep,
+		  (int)atomic_load(&ep->state));
 	dofi_cm_rtu_settle(ep);
 	switch (atomic_load(&ep->state)) {
 	case DAT_EP_STATE_CONNECTED:
@@ -1578,6 +1580,9 @@ void dofi_cm_progress(dofi_ia_t *ia)
 
 			if (ep != NULL)
 				dofi_cm_shutdown(ep);
+			else
+				dof_debug(DOFI_LOG, "FI_SHUTDOWN for an "
+						    "endpoint that is gone");
 			break;
 		}
 		default:
