@@ -16,6 +16,7 @@
 #define DOFI_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <netinet/in.h>
@@ -328,6 +329,9 @@ typedef struct dofi_ep {
 	 * the CM ends it (dofi_cm_check_timers). */
 	_Atomic int break_pending;
 	int shutdown_sent;
+	/* libfabric's endpoint has a connection: FI_CONNECTED seen (active)
+	 * or fi_accept returned (passive). See dofi_cm_down. */
+	int fi_linked;
 	/*
 	 * Our ready-to-use step. libfabric's tcp and sockets CM has none: a
 	 * passive side gets FI_CONNECTED even when the requester gave up.
@@ -428,6 +432,9 @@ typedef struct dofi_ia {
 	int mr_local;  /* FI_MR_LOCAL: descriptors required */
 	int prov_key;  /* FI_MR_PROV_KEY */
 	int auto_progress; /* libfabric progresses data on its own */
+	/* fi_shutdown only on a connected endpoint (sockets: before its
+	 * connection exists, it closes an fd it never opened, often 0). */
+	int shutdown_needs_link;
 	/* libfabric ends the connection itself after a truncated receive
 	 * (tcp); elsewhere (sockets) we do, as InfiniBand would. */
 	int trunc_ends_conn;
@@ -477,6 +484,25 @@ static inline void *dofi_obj_fast(const void *handle, dofi_obj_type_t type)
 DAT_RETURN dofi_fi_to_dat(int fi_err);
 DAT_IA_HANDLE dofi_ia_consumer_handle(dofi_ia_t *ia);
 uint64_t dofi_now_ns(void);
+/*
+ * libfabric's sockets provider writes to socket pairs whose reading end
+ * its own threads may have closed (a listener's, on fi_close of its
+ * passive endpoint): that raises SIGPIPE, which would end the process.
+ * Control-path calls that can do so, or that start libfabric threads
+ * (which inherit the mask), run with SIGPIPE blocked; a SIGPIPE they
+ * raised is taken before the mask is restored. Never on the data path.
+ */
+void dofi_nopipe_begin(sigset_t *old);
+void dofi_nopipe_end(const sigset_t *old);
+#define DOFI_NOPIPE(call)                                                    \
+	__extension__({                                                      \
+		sigset_t dofi_old_;                                          \
+		int dofi_rc_;                                                \
+		dofi_nopipe_begin(&dofi_old_);                               \
+		dofi_rc_ = (int)(call);                                      \
+		dofi_nopipe_end(&dofi_old_);                                 \
+		dofi_rc_;                                                    \
+	})
 
 /* ---- entry points, one file per object ---------------------------------- */
 

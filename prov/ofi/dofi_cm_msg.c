@@ -222,8 +222,16 @@ static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 	ep->rtu = DOFI_RTU_NONE;
 	if (ep->fep != NULL && !ep->shutdown_sent) {
 		ep->shutdown_sent = 1;
-		/* tcp flushes what is posted (FI_ECANCELED) on shutdown. */
-		(void)fi_shutdown(ep->fep, 0);
+		/*
+		 * tcp flushes what is posted (FI_ECANCELED) on shutdown, and
+		 * aborts a connection being made. libfabric sockets closes
+		 * the endpoint's CM socket in fi_shutdown whether it has one
+		 * or not: before its connection exists that closes fd 0 (or
+		 * a number another thread uses by then), so there a
+		 * connection not made is only closed (dofi_ep_close_fep).
+		 */
+		if (ep->fi_linked || !ep->obj.ia->shutdown_needs_link)
+			(void)DOFI_NOPIPE(fi_shutdown(ep->fep, 0));
 	}
 	/* sockets does not, nor tcp for a connection never made. */
 	dofi_cm_cancel_recvs(ep);
@@ -383,7 +391,7 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 	atomic_store(&ep->state, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
 	/* We can always send the RTU (fi_inject needs no EVD): offer it. */
 	len = dofi_cm_pack(cm, DOFI_CM_REQ, DOFI_CM_F_RTU, pdata, plen, ep);
-	rc = fi_connect(ep->fep, &dest, cm, len);
+	rc = DOFI_NOPIPE(fi_connect(ep->fep, &dest, cm, len));
 	if (rc != 0) {
 		/* sockets refuses synchronously: still an event. */
 		DAT_EVENT_NUMBER num =
@@ -658,18 +666,18 @@ static DAT_RETURN dofi_sp_listen(dofi_ia_t *ia, dofi_sp_t *sp,
 	info->src_addrlen = sizeof(addr);
 	/* sockets keeps a shallow copy of info: it lives as long as the pep. */
 	sp->info = info;
-	rc = fi_passive_ep(ia->fabric, info, &sp->pep, sp);
+	rc = DOFI_NOPIPE(fi_passive_ep(ia->fabric, info, &sp->pep, sp));
 	if (rc == 0)
 		rc = fi_pep_bind(sp->pep, &ia->eq->fid, 0);
 	if (rc == 0)
-		rc = fi_listen(sp->pep);
+		rc = DOFI_NOPIPE(fi_listen(sp->pep));
 	if (rc == 0 && *qual == 0) {
 		rc = fi_getname(&sp->pep->fid, &addr, &alen);
 		*qual = ntohs(addr.sin_port);
 	}
 	if (rc != 0) {
 		if (sp->pep != NULL)
-			fi_close(&sp->pep->fid);
+			(void)DOFI_NOPIPE(fi_close(&sp->pep->fid));
 		sp->pep = NULL;
 		fi_freeinfo(sp->info);
 		sp->info = NULL;
@@ -855,7 +863,7 @@ static void dofi_cm_park_pep(dofi_ia_t *ia, struct fid_pep *pep,
 	dofi_parked_pep_t *p = malloc(sizeof(*p));
 
 	if (p == NULL) {
-		fi_close(&pep->fid);
+		(void)DOFI_NOPIPE(fi_close(&pep->fid));
 		fi_freeinfo(info);
 		return;
 	}
@@ -881,7 +889,7 @@ void dofi_cm_close_parked(dofi_ia_t *ia, int port)
 			continue;
 		}
 		*pp = p->next;
-		fi_close(&p->pep->fid);
+		(void)DOFI_NOPIPE(fi_close(&p->pep->fid));
 		fi_freeinfo(p->info);
 		free(p);
 	}
@@ -903,8 +911,8 @@ void dofi_cm_cr_destroy(dofi_cr_t *cr)
 
 	if (cr->info != NULL) {
 		if (cr->pep != NULL)
-			rejected = fi_reject(cr->pep, cr->info->handle, NULL,
-			                     0) == 0;
+			rejected = DOFI_NOPIPE(fi_reject(cr->pep, cr->info->handle, NULL,
+			                     0)) == 0;
 		fi_freeinfo(cr->info);
 		cr->info = NULL;
 	}
@@ -914,7 +922,7 @@ void dofi_cm_cr_destroy(dofi_cr_t *cr)
 			dofi_cm_park_pep(cr->obj.ia, cr->pep, cr->pep_info,
 			                 dofi_cm_port(cr->qual));
 		} else {
-			fi_close(&cr->pep->fid);
+			(void)DOFI_NOPIPE(fi_close(&cr->pep->fid));
 			fi_freeinfo(cr->pep_info);
 		}
 		cr->pep_info = NULL;
@@ -960,7 +968,7 @@ void dofi_cm_sp_destroy(dofi_sp_t *sp)
 			dofi_cm_cr_destroy(cr);
 	}
 	if (sp->pep != NULL)
-		fi_close(&sp->pep->fid);
+		(void)DOFI_NOPIPE(fi_close(&sp->pep->fid));
 	if (sp->info != NULL)
 		fi_freeinfo(sp->info);
 	if (sp->ep != NULL) {
@@ -1040,14 +1048,14 @@ static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
 				   "without a valid dapl-ofi header (%zu "
 				   "bytes); rejected",
 			 (unsigned long long)sp->qual, len);
-		(void)fi_reject(sp->pep, info->handle, NULL, 0);
+		(void)DOFI_NOPIPE(fi_reject(sp->pep, info->handle, NULL, 0));
 		fi_freeinfo(info);
 		return;
 	}
 	cr = dofi_obj_alloc_locked(ia, DOFI_OBJ_CR, sizeof(*cr),
 				   ia->obj.provider);
 	if (cr == NULL) {
-		(void)fi_reject(sp->pep, info->handle, NULL, 0);
+		(void)DOFI_NOPIPE(fi_reject(sp->pep, info->handle, NULL, 0));
 		fi_freeinfo(info);
 		return;
 	}
@@ -1077,7 +1085,7 @@ static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
 		dof_info(DOFI_LOG, "conn_qual %llu: the RSP's EP is taken; "
 				   "request refused",
 			 (unsigned long long)sp->qual);
-		(void)fi_reject(sp->pep, info->handle, NULL, 0);
+		(void)DOFI_NOPIPE(fi_reject(sp->pep, info->handle, NULL, 0));
 		cr->info = NULL;
 		fi_freeinfo(info);
 		dofi_cm_cr_destroy(cr);
@@ -1231,7 +1239,8 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 	len = dofi_cm_pack(cm, DOFI_CM_REP,
 	                   ep->rtu == DOFI_RTU_WAIT ? DOFI_CM_F_RTU : 0, pdata,
 	                   plen, ep);
-	rc = fi_accept(ep->fep, cm, len);
+	rc = DOFI_NOPIPE(fi_accept(ep->fep, cm, len));
+	ep->fi_linked = rc == 0;
 	if (cr->ep == ep)
 		cr->ep = NULL;
 	ep->cr = NULL;
@@ -1268,7 +1277,7 @@ DAT_RETURN dofi_cr_reject(DAT_CR_HANDLE h, DAT_COUNT plen,
 	}
 	len = dofi_cm_pack(cm, DOFI_CM_REJ, 0, pdata, plen, NULL);
 	if (cr->info != NULL) {
-		int rc = fi_reject(cr->pep, cr->info->handle, cm, len);
+		int rc = DOFI_NOPIPE(fi_reject(cr->pep, cr->info->handle, cm, len));
 
 		if (rc != 0)
 			dof_info(DOFI_LOG, "fi_reject: %s", fi_strerror(-rc));
@@ -1378,6 +1387,7 @@ static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
 	size_t alen = sizeof(ep->local_addr);
 	uint8_t type, flags;
 
+	ep->fi_linked = 1;
 	if (s == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
 		type = dofi_cm_unpack(data, len, &pdata, &plen, &flags);
 		if (type != DOFI_CM_REP) {
@@ -1557,9 +1567,9 @@ void dofi_cm_progress(dofi_ia_t *ia)
 				dof_debug(DOFI_LOG, "connection request for a "
 						    "closed service point");
 				if (pep != NULL)
-					(void)fi_reject(pep,
+					(void)DOFI_NOPIPE(fi_reject(pep,
 					                buf.cm.info->handle,
-					                NULL, 0);
+					                NULL, 0));
 				fi_freeinfo(buf.cm.info);
 				break;
 			}

@@ -623,7 +623,7 @@ void dofi_ep_tombs_expire(dofi_ia_t *ia, uint64_t epoch)
 			continue;
 		}
 		if (t->spare != NULL)
-			fi_close(&t->spare->fid);
+			(void)DOFI_NOPIPE(fi_close(&t->spare->fid));
 		*t = ia->tombs[--ia->ntombs];
 	}
 	if (epoch == UINT64_MAX) {
@@ -660,7 +660,7 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 	if (ep->attr.max_recv_dtos > 0)
 		info->rx_attr->size = (size_t)ep->attr.max_recv_dtos + 1;
 	for (;;) {
-		rc = fi_endpoint(dom->domain, info, &fep, ep);
+		rc = DOFI_NOPIPE(fi_endpoint(dom->domain, info, &fep, ep));
 		if (rc != 0 && (ep->attr.max_request_dtos > 0 ||
 				ep->attr.max_recv_dtos > 0)) {
 			/* The provider's limit: the consumer's sizes, and
@@ -672,7 +672,7 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 				info->rx_attr->size =
 					(size_t)ep->attr.max_recv_dtos;
 			ep->rtu = DOFI_RTU_NONE;
-			rc = fi_endpoint(dom->domain, info, &fep, ep);
+			rc = DOFI_NOPIPE(fi_endpoint(dom->domain, info, &fep, ep));
 		}
 		if (rc != 0) {
 			dof_warn(DOFI_LOG, "fi_endpoint: %s", fi_strerror(-rc));
@@ -699,7 +699,7 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 	if (rc != 0) {
 		dof_warn(DOFI_LOG, "binding the endpoint: %s",
 			 fi_strerror(-rc));
-		fi_close(&fep->fid);
+		(void)DOFI_NOPIPE(fi_close(&fep->fid));
 		return DOF_ERR_IO;
 	}
 	ep->tx_cq = tx;
@@ -721,9 +721,10 @@ void dofi_ep_close_fep(dofi_ep_t *ep)
 	if (ep->fep == NULL)
 		return;
 	/* libfabric flushes what was posted (FI_ECANCELED) on close. */
-	fi_close(&ep->fep->fid);
+	(void)DOFI_NOPIPE(fi_close(&ep->fep->fid));
 	dofi_ep_tomb_add(ep->obj.ia, &ep->fep->fid);
 	ep->fep = NULL;
+	ep->fi_linked = 0;
 	ep->tx_cq = ep->rx_cq = NULL;
 	if (ep->info != NULL) {
 		fi_freeinfo(ep->info);

@@ -272,7 +272,7 @@ int dofi_dom_open(dofi_ia_t *ia, dofi_dom_t *dom)
 	};
 	int rc;
 
-	rc = fi_domain(ia->fabric, ia->info, &dom->domain, NULL);
+	rc = DOFI_NOPIPE(fi_domain(ia->fabric, ia->info, &dom->domain, NULL));
 	if (rc != 0)
 		goto err;
 	rc = fi_cq_open(dom->domain, &cq_attr, &dom->null_cq, NULL);
@@ -392,14 +392,16 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		strcmp(info->fabric_attr->prov_name, "sockets") == 0;
 	ia->trunc_ends_conn = strcmp(info->fabric_attr->prov_name, "tcp") == 0;
 	ia->write_flags = dofi_write_flags(info->fabric_attr->prov_name);
+	ia->shutdown_needs_link =
+		strcmp(info->fabric_attr->prov_name, "sockets") == 0;
 
-	rc = fi_fabric(info->fabric_attr, &ia->fabric, NULL);
+	rc = DOFI_NOPIPE(fi_fabric(info->fabric_attr, &ia->fabric, NULL));
 	if (rc != 0)
 		goto err_fi;
 	rc = dofi_dom_open(ia, &ia->dom0);
 	if (rc != 0)
 		goto err_fi;
-	rc = fi_eq_open(ia->fabric, &eq_attr, &ia->eq, NULL);
+	rc = DOFI_NOPIPE(fi_eq_open(ia->fabric, &eq_attr, &ia->eq, NULL));
 	if (rc != 0)
 		goto err_fi;
 	if (fi_control(&ia->eq->fid, FI_GETWAIT, &ia->eq_fd) != 0)

@@ -237,8 +237,9 @@ dof_status_t dofi_progress_start(dofi_ia_t *ia)
 	if (ia->stop_fd < 0)
 		return DOF_ERR_IO;
 	ia->progress_running = 1;
-	rc = pthread_create(&ia->progress_thread, NULL, dofi_progress_main,
-			    ia);
+	/* Ours for good: SIGPIPE blocked (see DOFI_NOPIPE), inherited. */
+	rc = DOFI_NOPIPE(pthread_create(&ia->progress_thread, NULL,
+					dofi_progress_main, ia));
 	if (rc != 0) {
 		dof_warn(DOFI_LOG, "progress thread: %s", strerror(rc));
 		ia->progress_running = 0;

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -41,6 +42,30 @@ uint64_t dofi_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void dofi_nopipe_begin(sigset_t *old)
+{
+	sigset_t pipe;
+
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, old);
+}
+
+void dofi_nopipe_end(const sigset_t *old)
+{
+	struct timespec zero = {0, 0};
+	sigset_t pipe, pending;
+
+	if (sigismember(old, SIGPIPE))
+		return; /* the caller had it blocked: not ours to take */
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	/* The write failed with EPIPE; the signal it raised is ours. */
+	if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE))
+		(void)sigtimedwait(&pipe, NULL, &zero);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 static void *dofi_obj_alloc_common(dofi_ia_t *ia, dofi_obj_type_t type,
