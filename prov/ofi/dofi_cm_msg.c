@@ -329,6 +329,25 @@ void dofi_cm_break_later(dofi_ep_t *ep)
 	dofi_progress_wake(ia);
 }
 
+/*
+ * Passive EPs connected in libfabric's view and waiting for the RTU: say
+ * ESTABLISHED for those whose RTU is in. ia->lock held.
+ */
+static void dofi_cm_rtu_settle_all(dofi_ia_t *ia)
+{
+	dofi_list_t *e;
+
+	for (e = ia->objs[DOFI_OBJ_EP].next; e != &ia->objs[DOFI_OBJ_EP];
+	     e = e->next) {
+		dofi_ep_t *ep = dofi_container_of(e, dofi_ep_t, obj.link);
+
+		if (ep->rtu == DOFI_RTU_WAIT && ep->rtu_connected &&
+		    atomic_load(&ep->state) ==
+			    DAT_EP_STATE_COMPLETION_PENDING)
+			dofi_cm_rtu_check(ep, 0);
+	}
+}
+
 /* ---- active side --------------------------------------------------------------- */
 
 static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
@@ -1588,6 +1607,12 @@ void dofi_cm_progress(dofi_ia_t *ia)
 		case FI_SHUTDOWN: {
 			dofi_ep_t *ep = dofi_cm_ep_of(ia, buf.cm.fid);
 
+			/*
+			 * A peer may end one connection right after another
+			 * became established on its side: report the RTUs
+			 * that already came in (ESTABLISHED) before this end.
+			 */
+			dofi_cm_rtu_settle_all(ia);
 			if (ep != NULL)
 				dofi_cm_shutdown(ep);
 			else
