@@ -678,9 +678,14 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 			dof_warn(DOFI_LOG, "fi_endpoint: %s", fi_strerror(-rc));
 			return DOF_ERR_NO_MEMORY;
 		}
+		/*
+		 * An accepting endpoint takes the connection request's
+		 * socket: that is good for one fi_endpoint only, so it
+		 * keeps whatever address it got.
+		 */
 		tomb = dofi_ep_tomb_find(ia, &fep->fid);
 		if (tomb == NULL || tomb->spare != NULL ||
-		    spares == DOFI_TOMB_SPARES)
+		    spares == DOFI_TOMB_SPARES || info->handle != NULL)
 			break;
 		dof_debug(DOFI_LOG,
 			  "EP %p: fi_endpoint gave a closed "
