@@ -30,6 +30,11 @@
 #               ephemeral range); each run takes two
 #   -T SECONDS  timeout of each process (default 120)
 #   -k          keep the per-run logs (default: remove them)
+#   -U          leave the processes unpinned (default: with two or more
+#               CPUs, the server runs on CPU 1 and the client on CPU 0,
+#               in both modes: on loopback, where the scheduler puts two
+#               busy-polling processes decides the figure more than the
+#               code does, and it does so differently from run to run)
 #   -h          this text
 #
 # Examples:
@@ -50,7 +55,8 @@ usage() {
 	sed -n '/^# Usage:/,/^$/p' "$0" | sed 's/^# \{0,1\}//'
 }
 
-while getopts "n:D:B:p:T:kh" opt; do
+pin=1
+while getopts "n:D:B:p:T:kUh" opt; do
 	case $opt in
 	n) pairs=$OPTARG ;;
 	D) ia=$OPTARG ;;
@@ -58,6 +64,7 @@ while getopts "n:D:B:p:T:kh" opt; do
 	p) port=$OPTARG ;;
 	T) tmo=$OPTARG ;;
 	k) keep=1 ;;
+	U) pin=0 ;;
 	h) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -129,12 +136,19 @@ run_pair() {
 	local oob=$port
 	port=$((port + 2))
 
-	timeout -k 5 "$tmo" "$bindir/$prog" -D "$ia" -p "$oob" "${extra[@]}" \
-		"$@" >"$work/$tag.srv" 2>&1 &
+	local spin=() cpin=()
+	if [ "$pin" = 1 ] && [ "$(nproc)" -ge 2 ] &&
+		command -v taskset >/dev/null 2>&1; then
+		spin=(taskset -c 1)
+		cpin=(taskset -c 0)
+	fi
+	timeout -k 5 "$tmo" "${spin[@]}" "$bindir/$prog" -D "$ia" -p "$oob" \
+		"${extra[@]}" "$@" >"$work/$tag.srv" 2>&1 &
 	spid=$!
 	live_pids=("$spid")
-	timeout -k 5 "$tmo" "$bindir/$prog" -D "$ia" -p "$oob" "${extra[@]}" \
-		--detail -v "$@" 127.0.0.1 >"$work/$tag.out" 2>"$work/$tag.err" &
+	timeout -k 5 "$tmo" "${cpin[@]}" "$bindir/$prog" -D "$ia" -p "$oob" \
+		"${extra[@]}" --detail -v "$@" 127.0.0.1 >"$work/$tag.out" \
+		2>"$work/$tag.err" &
 	cpid=$!
 	live_pids=("$spid" "$cpid")
 	wait "$cpid"
