@@ -134,35 +134,50 @@ static void expect_local_failure(const char *name, DAT_RETURN ret,
 		                        .status));
 }
 
+/*
+ * A fresh connection whose target has a 4 KiB receive posted, then the
+ * initiator's send from iov. Returns the post's result, or DAT_ABORT when
+ * the connection did not come up (the caller still calls conn_down).
+ */
+static DAT_RETURN send_case_start(struct conn *c, struct ft_mr *rbuf,
+                                  DAT_LMR_TRIPLET *iov)
+{
+	DAT_LMR_TRIPLET r;
+	DAT_DTO_COOKIE ck;
+
+	FT_DAT_OK(
+	        ft_mr_create(&tgt, tgt.pz, 4096, DAT_MEM_PRIV_ALL_FLAG, rbuf));
+	if (!conn_up(c, tgt.pz))
+		return DAT_ABORT;
+	r = ft_lmr_iov(rbuf, 0, 4096);
+	ck.as_64 = 1;
+	FT_DAT_CHECK(dat_ep_post_recv(c->t.ep, 1, &r, ck,
+	                              DAT_COMPLETION_DEFAULT_FLAG));
+	ck.as_64 = 2;
+	return dat_ep_post_send(c->i.ep, 1, iov, ck,
+	                        DAT_COMPLETION_DEFAULT_FLAG);
+}
+
 /* A send that must fail locally; the peer must receive nothing. */
 static void local_send_case(const char *name, DAT_LMR_TRIPLET *iov)
 {
 	struct conn c;
 	struct ft_mr rbuf;
-	DAT_LMR_TRIPLET r;
-	DAT_DTO_COOKIE ck;
 	DAT_EVENT ev;
 	DAT_RETURN ret;
 
-	FT_DAT_OK(
-	        ft_mr_create(&tgt, tgt.pz, 4096, DAT_MEM_PRIV_ALL_FLAG, &rbuf));
-	if (!conn_up(&c, tgt.pz))
-		goto out;
-	r = ft_lmr_iov(&rbuf, 0, 4096);
-	ck.as_64 = 1;
-	FT_DAT_CHECK(dat_ep_post_recv(c.t.ep, 1, &r, ck,
-	                              DAT_COMPLETION_DEFAULT_FLAG));
-	ck.as_64 = 2;
-	ret = dat_ep_post_send(c.i.ep, 1, iov, ck, DAT_COMPLETION_DEFAULT_FLAG);
-	expect_local_failure(name, ret, c.i.req_evd, DAT_PROTECTION_VIOLATION,
-	                     DAT_PRIVILEGES_VIOLATION);
-	memset(&ev, 0, sizeof(ev));
-	ret = ft_wait(c.t.recv_evd, 200000, &ev);
-	FT_CHECK(ret != DAT_SUCCESS ||
-	                 ev.event_data.dto_completion_event_data.status !=
-	                         DAT_DTO_SUCCESS,
-	         "%s: the peer received nothing", name);
-out:
+	ret = send_case_start(&c, &rbuf, iov);
+	if (ret != DAT_ABORT) {
+		expect_local_failure(name, ret, c.i.req_evd,
+		                     DAT_PROTECTION_VIOLATION,
+		                     DAT_PRIVILEGES_VIOLATION);
+		memset(&ev, 0, sizeof(ev));
+		ret = ft_wait(c.t.recv_evd, 200000, &ev);
+		FT_CHECK(ret != DAT_SUCCESS ||
+		                 ev.event_data.dto_completion_event_data
+		                                 .status != DAT_DTO_SUCCESS,
+		         "%s: the peer received nothing", name);
+	}
 	conn_down(&c);
 	ft_mr_free(&rbuf);
 }
@@ -177,44 +192,34 @@ static void send_without_local_read_case(struct ft_mr *wo)
 	const char *name = "send from an LMR with local write only";
 	struct conn c;
 	struct ft_mr rbuf;
-	DAT_LMR_TRIPLET r, t;
-	DAT_DTO_COOKIE ck;
+	DAT_LMR_TRIPLET t;
 	DAT_EVENT ev;
 	DAT_RETURN ret;
 
-	FT_DAT_OK(
-	        ft_mr_create(&tgt, tgt.pz, 4096, DAT_MEM_PRIV_ALL_FLAG, &rbuf));
-	if (!conn_up(&c, tgt.pz))
-		goto out;
-	r = ft_lmr_iov(&rbuf, 0, 4096);
-	ck.as_64 = 1;
-	FT_DAT_CHECK(dat_ep_post_recv(c.t.ep, 1, &r, ck,
-	                              DAT_COMPLETION_DEFAULT_FLAG));
 	ft_fill(wo->buf, 64, 9);
 	t = ft_lmr_iov(wo, 0, 64);
-	ck.as_64 = 2;
-	ret = dat_ep_post_send(c.i.ep, 1, &t, ck, DAT_COMPLETION_DEFAULT_FLAG);
+	ret = send_case_start(&c, &rbuf, &t);
+	if (ret == DAT_ABORT)
+		goto out;
 	FT_CHECK(ret == DAT_SUCCESS, "%s: posted: %s", name, ft_ret_str(ret));
-	if (ret == DAT_SUCCESS) {
-		ret = ft_wait(c.i.req_evd, FT_TIMEOUT_US, &ev);
-		FT_CHECK(ret == DAT_SUCCESS &&
-		                 ev.event_number == DAT_DTO_COMPLETION_EVENT &&
-		                 ev.event_data.dto_completion_event_data.status ==
-		                         DAT_DTO_SUCCESS,
-		         "%s: completes with success: %s", name,
-		         ret == DAT_SUCCESS ? ft_event_desc(&ev)
-		                            : ft_ret_str(ret));
-		ret = ft_wait(c.t.recv_evd, FT_TIMEOUT_US, &ev);
-		FT_CHECK(ret == DAT_SUCCESS &&
-		                 ev.event_data.dto_completion_event_data.status ==
-		                         DAT_DTO_SUCCESS &&
-		                 ev.event_data.dto_completion_event_data
-		                                 .transfered_length == 64 &&
-		                 ft_pattern_mismatch(rbuf.buf, 64, 9) < 0,
-		         "%s: the peer received the 64 bytes: %s", name,
-		         ret == DAT_SUCCESS ? ft_event_desc(&ev)
-		                            : ft_ret_str(ret));
-	}
+	if (ret != DAT_SUCCESS)
+		goto out;
+	ret = ft_wait(c.i.req_evd, FT_TIMEOUT_US, &ev);
+	FT_CHECK(ret == DAT_SUCCESS &&
+	                 ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+	                 ev.event_data.dto_completion_event_data.status ==
+	                         DAT_DTO_SUCCESS,
+	         "%s: completes with success: %s", name,
+	         ret == DAT_SUCCESS ? ft_event_desc(&ev) : ft_ret_str(ret));
+	ret = ft_wait(c.t.recv_evd, FT_TIMEOUT_US, &ev);
+	FT_CHECK(ret == DAT_SUCCESS &&
+	                 ev.event_data.dto_completion_event_data.status ==
+	                         DAT_DTO_SUCCESS &&
+	                 ev.event_data.dto_completion_event_data
+	                                 .transfered_length == 64 &&
+	                 ft_pattern_mismatch(rbuf.buf, 64, 9) < 0,
+	         "%s: the peer received the 64 bytes: %s", name,
+	         ret == DAT_SUCCESS ? ft_event_desc(&ev) : ft_ret_str(ret));
 out:
 	conn_down(&c);
 	ft_mr_free(&rbuf);
