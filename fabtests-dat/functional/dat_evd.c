@@ -604,10 +604,18 @@ static void check_cno_fd(void)
 	pfd.revents = 0;
 	FT_CHECK(poll(&pfd, 1, 0) == 0, "the CNO fd is not readable while "
 	                                "nothing happened");
+	got = DAT_HANDLE_NULL;
+	ret = DAT_CNO_TRIGGER(cno, &got);
+	FT_CHECK(ret == DAT_QUEUE_EMPTY && got == DAT_HANDLE_NULL,
+	         "cno_trigger with nothing triggered = %s (DAT_QUEUE_EMPTY)",
+	         ft_ret_str(ret));
 	FT_DAT_CHECK(post_sw(evd, 31));
 	pfd.revents = 0;
 	FT_CHECK(poll(&pfd, 1, 2000) == 1 && (pfd.revents & POLLIN),
 	         "the CNO fd becomes readable after an event");
+	ret = DAT_CNO_TRIGGER(cno, &got);
+	FT_CHECK(ret == DAT_SUCCESS && got == evd,
+	         "cno_trigger names the EVD (%s)", ft_ret_str(ret));
 	got = DAT_HANDLE_NULL;
 	FT_DAT_CHECK(dat_cno_wait(cno, 1000000, &got));
 	FT_CHECK(got == evd, "dat_cno_wait on the fd CNO names the EVD");

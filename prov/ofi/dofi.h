@@ -192,6 +192,7 @@ typedef struct dofi_cno {
 	pthread_mutex_t lock;
 	int nref;
 	int waiters;
+	int fd_proxy; /* dat_cno_fd_create: efd is the consumer's fd */
 } dofi_cno_t;
 
 /*
@@ -564,6 +565,8 @@ DAT_RETURN dofi_cno_create(DAT_IA_HANDLE, DAT_OS_WAIT_PROXY_AGENT,
 DAT_RETURN dofi_cno_modify_agent(DAT_CNO_HANDLE, DAT_OS_WAIT_PROXY_AGENT);
 DAT_RETURN dofi_cno_query(DAT_CNO_HANDLE, DAT_CNO_PARAM_MASK, DAT_CNO_PARAM *);
 DAT_RETURN dofi_cno_free(DAT_CNO_HANDLE);
+DAT_RETURN dofi_cno_fd_create(DAT_IA_HANDLE, DAT_FD *, DAT_CNO_HANDLE *);
+DAT_RETURN dofi_cno_trigger(DAT_CNO_HANDLE, DAT_EVD_HANDLE *);
 DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE, DAT_TIMEOUT, DAT_EVD_HANDLE *);
 /*
  * Queue an event on an EVD (CM, RMR bind, software, async). Moves what

@@ -915,7 +915,10 @@ DAT_RETURN dofi_cno_query(DAT_CNO_HANDLE h, DAT_CNO_PARAM_MASK mask,
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	(void)mask;
 	p->ia_handle = dofi_ia_consumer_handle(cno->obj.ia);
-	if (cno->agent.proxy_agent_func != NULL) {
+	if (cno->fd_proxy) {
+		p->proxy_type = DAT_PROXY_TYPE_FD;
+		p->proxy.fd = cno->efd;
+	} else if (cno->agent.proxy_agent_func != NULL) {
 		p->proxy_type = DAT_PROXY_TYPE_AGENT;
 		p->proxy.agent = cno->agent;
 	} else {
@@ -988,6 +991,54 @@ static dofi_evd_t *dofi_cno_ready(dofi_cno_t *cno, struct pollfd *fds,
 	}
 	pthread_mutex_unlock(&ia->lock);
 	return ready;
+}
+
+/*
+ * A CNO whose wake-up is a file descriptor the consumer polls (or hands to
+ * its own event loop): readable once an enabled EVD of the CNO holds an
+ * event; dat_cno_trigger or dat_cno_wait then names the EVD. The fd stays
+ * the CNO's: dat_cno_free closes it.
+ */
+DAT_RETURN dofi_cno_fd_create(DAT_IA_HANDLE h, DAT_FD *fd,
+			      DAT_CNO_HANDLE *out)
+{
+	DAT_OS_WAIT_PROXY_AGENT none = {NULL, NULL};
+	DAT_CNO_HANDLE ch;
+	DAT_RETURN ret;
+
+	if (fd == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (out == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	ret = dofi_cno_create(h, none, &ch);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	((dofi_cno_t *)ch)->fd_proxy = 1;
+	*fd = ((dofi_cno_t *)ch)->efd;
+	*out = ch;
+	return DAT_SUCCESS;
+}
+
+/* Which EVD triggered the CNO, without waiting: DAT_QUEUE_EMPTY if none. */
+DAT_RETURN dofi_cno_trigger(DAT_CNO_HANDLE h, DAT_EVD_HANDLE *evd_out)
+{
+	dofi_cno_t *cno = dofi_obj_get(h, DOFI_OBJ_CNO, __func__);
+	struct pollfd fds[16];
+	dofi_evd_t *ready;
+	int nfds, retry;
+
+	if (cno == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
+	if (evd_out == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	fds[0].fd = cno->efd;
+	fds[0].events = POLLIN;
+	ready = dofi_cno_ready(cno, fds, &nfds, 16, &retry);
+	if (ready == NULL)
+		return DAT_QUEUE_EMPTY;
+	dofi_efd_drain(cno->efd);
+	*evd_out = (DAT_EVD_HANDLE)ready;
+	return DAT_SUCCESS;
 }
 
 DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,

@@ -381,6 +381,8 @@ static void dofi_table_fill(DAT_PROVIDER *t, const char *name)
 	t->cno_modify_agent_func = dofi_cno_modify_agent;
 	t->cno_query_func = dofi_cno_query;
 	t->cno_free_func = dofi_cno_free;
+	t->cno_fd_create_func = dofi_cno_fd_create;
+	t->cno_trigger_func = dofi_cno_trigger;
 	t->cno_wait_func = dofi_cno_wait;
 	t->cr_query_func = dofi_cr_query;
 	t->cr_accept_func = dofi_cr_accept;
