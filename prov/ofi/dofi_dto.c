@@ -497,8 +497,14 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	op->len = total;
 	op->type = DOFI_OP_RECV;
 	op->suppress = (uint8_t)dofi_suppress(ep, flags, 1);
-	op->seq = atomic_fetch_add_explicit(&ep->recv_seq, 1,
-	                                    memory_order_relaxed);
+	/*
+	 * Posting order, for flushing. A load and a store, not a locked
+	 * add: receives posted at once by two threads have no order to
+	 * keep, and may share a number.
+	 */
+	op->seq = atomic_load_explicit(&ep->recv_seq, memory_order_relaxed);
+	atomic_store_explicit(&ep->recv_seq, op->seq + 1,
+			      memory_order_relaxed);
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 
 	if (ep->fep == NULL) {
