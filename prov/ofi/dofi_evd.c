@@ -103,6 +103,19 @@ static int dofi_ring_pop(dofi_evd_t *evd, DAT_EVENT *ev)
 	return 1;
 }
 
+/* Pop an event if the ring holds one: 1 when *ev is filled. */
+static int dofi_ring_take(dofi_evd_t *evd, DAT_EVENT *ev)
+{
+	int got;
+
+	if (atomic_load_explicit(&evd->count, memory_order_acquire) == 0)
+		return 0;
+	pthread_mutex_lock(&evd->lock);
+	got = dofi_ring_pop(evd, ev);
+	pthread_mutex_unlock(&evd->lock);
+	return got;
+}
+
 /* Move completions of one CQ into the ring until it holds `limit`. */
 static int dofi_evd_drain_cq(dofi_evd_t *evd, struct fid_cq *cq, uint32_t limit)
 {
@@ -619,15 +632,8 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 	if (!atomic_load_explicit(&evd->polled, memory_order_relaxed))
 		atomic_store_explicit(&evd->polled, 1, memory_order_relaxed);
 	for (;;) {
-		if (atomic_load_explicit(&evd->count, memory_order_acquire)) {
-			int got;
-
-			pthread_mutex_lock(&evd->lock);
-			got = dofi_ring_pop(evd, event);
-			pthread_mutex_unlock(&evd->lock);
-			if (got)
-				return DAT_SUCCESS;
-		}
+		if (dofi_ring_take(evd, event))
+			return DAT_SUCCESS;
 		if (evd->cq == NULL)
 			break;
 		n = fi_cq_read(evd->cq, &entry, 1);
@@ -652,15 +658,8 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 		break;
 	}
 	/* An event posted while we read the CQ. */
-	if (atomic_load(&evd->count)) {
-		int got;
-
-		pthread_mutex_lock(&evd->lock);
-		got = dofi_ring_pop(evd, event);
-		pthread_mutex_unlock(&evd->lock);
-		if (got)
-			return DAT_SUCCESS;
-	}
+	if (dofi_ring_take(evd, event))
+		return DAT_SUCCESS;
 	/* Connection events: read the EQ now rather than wait for the
 	 * progress thread to wake. */
 	if (evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG)) {
@@ -671,15 +670,8 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 			atomic_store_explicit(&ia->cm_polled, 1,
 					      memory_order_relaxed);
 		dofi_cm_progress(ia);
-		if (atomic_load(&evd->count)) {
-			int got;
-
-			pthread_mutex_lock(&evd->lock);
-			got = dofi_ring_pop(evd, event);
-			pthread_mutex_unlock(&evd->lock);
-			if (got)
-				return DAT_SUCCESS;
-		}
+		if (dofi_ring_take(evd, event))
+			return DAT_SUCCESS;
 	}
 	/*
 	 * Without the error class bit: consumers (OFED's dtest -p among
