@@ -620,6 +620,14 @@ static void check_cno_fd(void)
 	FT_DAT_CHECK(dat_cno_wait(cno, 1000000, &got));
 	FT_CHECK(got == evd, "dat_cno_wait on the fd CNO names the EVD");
 	expect_sw(evd, 31, "its event");
+	/* Level-triggered: once the EVD is empty, trigger says so and the
+	 * fd is quiet again. */
+	got = DAT_HANDLE_NULL;
+	ret = DAT_CNO_TRIGGER(cno, &got);
+	pfd.revents = 0;
+	FT_CHECK(ret == DAT_QUEUE_EMPTY && poll(&pfd, 1, 0) == 0,
+	         "after the event is taken: cno_trigger = %s, fd quiet",
+	         ft_ret_str(ret));
 	FT_DAT_CHECK(dat_evd_free(evd));
 	FT_DAT_CHECK(dat_cno_free(cno));
 }

@@ -1023,12 +1023,18 @@ DAT_RETURN dofi_cno_trigger(DAT_CNO_HANDLE h, DAT_EVD_HANDLE *evd_out)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
 	if (evd_out == NULL)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	/*
+	 * Level-triggered, as dat_cno_wait: the fd is cleared, and set again
+	 * while an EVD still holds an event, so a consumer that polls it is
+	 * woken until it has taken them all (then this says empty).
+	 */
+	dofi_efd_drain(cno->efd);
 	fds[0].fd = cno->efd;
 	fds[0].events = POLLIN;
 	ready = dofi_cno_ready(cno, fds, &nfds, 16, &retry);
 	if (ready == NULL)
 		return DAT_QUEUE_EMPTY;
-	dofi_efd_drain(cno->efd);
+	dofi_efd_signal(cno->efd);
 	*evd_out = (DAT_EVD_HANDLE)ready;
 	return DAT_SUCCESS;
 }
