@@ -330,6 +330,9 @@ typedef struct dofi_ep {
 	 * the CM ends it (dofi_cm_check_timers). */
 	_Atomic int break_pending;
 	int shutdown_sent;
+	/* DISCONNECTED or BROKEN held back until the requests still posted
+	 * at the end complete or are flushed (dofi_cm_down); 0 if none. */
+	DAT_EVENT_NUMBER held_event;
 	/* libfabric's endpoint has a connection: FI_CONNECTED seen (active)
 	 * or fi_accept returned (passive). See dofi_cm_down. */
 	int fi_linked;

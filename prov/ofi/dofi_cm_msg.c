@@ -235,6 +235,18 @@ static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 	}
 	/* sockets does not, nor tcp for a connection never made. */
 	dofi_cm_cancel_recvs(ep);
+	/*
+	 * On an EVD shared with the requests, their successful completions
+	 * come before the end of the connection (dat_ep_disconnect): with
+	 * requests still posted, the event waits for them
+	 * (dofi_cm_check_timers).
+	 */
+	if (ep->deadline != 0 && plen == 0 &&
+	    (num == DAT_CONNECTION_EVENT_DISCONNECTED ||
+	     num == DAT_CONNECTION_EVENT_BROKEN)) {
+		ep->held_event = num;
+		return;
+	}
 	dofi_cm_event(ep, num, pdata, plen);
 }
 
@@ -623,6 +635,10 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 		           (dofi_cm_requests_done(ep) || now >= ep->deadline)) {
 			ep->deadline = 0;
 			dofi_cm_flush_requests(ep);
+			if (ep->held_event != 0) {
+				dofi_cm_event(ep, ep->held_event, NULL, 0);
+				ep->held_event = 0;
+			}
 		} else if (s == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
 		           ep->deadline != 0 && now >= ep->deadline) {
 			dof_info(DOFI_LOG, "EP %p: connect timed out",
@@ -1667,6 +1683,7 @@ void dofi_cm_ep_teardown(dofi_ep_t *ep)
 	}
 	ep->shutdown_sent = 0;
 	ep->deadline = 0;
+	ep->held_event = 0;
 	ep->graceful = 0;
 	ep->rtu = DOFI_RTU_NONE;
 	/* A new connection starts unbroken. */
