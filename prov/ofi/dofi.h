@@ -711,6 +711,8 @@ void dofi_progress_stop(dofi_ia_t *ia);
 void dofi_progress_watch(dofi_ia_t *ia, int fd, void *ptr);
 /* Make the progress thread look at the IA again now. */
 void dofi_progress_wake(dofi_ia_t *ia);
+/* 1 on an IA's progress thread. */
+extern _Thread_local int dofi_progress_on_thread;
 
 /* An event on the IA's async EVD (errors the consumer cannot tie to a
  * call). */

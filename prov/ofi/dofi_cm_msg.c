@@ -252,6 +252,9 @@ static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 
 /* ---- ready to use ------------------------------------------------------ */
 
+/* This thread reads a CQ for an RTU check (dofi_cm_rtu_arrived). */
+static _Thread_local int dofi_cm_rtu_reading;
+
 void dofi_cm_rtu_complete(dofi_op_t *op, int err)
 {
 	dofi_ep_t *ep = op->ep;
@@ -264,8 +267,11 @@ void dofi_cm_rtu_complete(dofi_op_t *op, int err)
 		return; /* the active side's send: nothing waits for it */
 	atomic_store(&ep->rtu_done,
 	             err == 0 ? DOFI_RTU_ARRIVED : DOFI_RTU_FAILED);
-	/* Whoever read it may not hold ia->lock: the CM acts on it. */
-	if (err == 0)
+	/*
+	 * Whoever read it may not hold ia->lock: the CM acts on it (unless
+	 * the reader is the CM's own RTU check, which acts on it next).
+	 */
+	if (err == 0 && !dofi_cm_rtu_reading)
 		dofi_progress_wake(ep->obj.ia);
 }
 
@@ -285,8 +291,21 @@ static void dofi_cm_passive_established(dofi_ep_t *ep)
  */
 static int dofi_cm_rtu_arrived(dofi_ep_t *ep, int all)
 {
-	if (atomic_load(&ep->rtu_done) == DOFI_RTU_PENDING)
+	if (atomic_load(&ep->rtu_done) == DOFI_RTU_PENDING) {
+		/*
+		 * A consumer polling for connection events reads this CQ
+		 * now, as one polling the EVD would: the progress thread
+		 * need not wake for the RTU's arrival too.
+		 */
+		if (!dofi_progress_on_thread &&
+		    !atomic_load_explicit(&ep->recv_evd->polled,
+		                          memory_order_relaxed))
+			atomic_store_explicit(&ep->recv_evd->polled, 1,
+			                      memory_order_relaxed);
+		dofi_cm_rtu_reading = 1;
 		dofi_evd_flush_cq(ep->recv_evd, all);
+		dofi_cm_rtu_reading = 0;
+	}
 	return atomic_load(&ep->rtu_done) == DOFI_RTU_ARRIVED;
 }
 

@@ -83,6 +83,8 @@ out:
 	hwloc_topology_destroy(topo);
 }
 
+_Thread_local int dofi_progress_on_thread;
+
 static void *dofi_progress_main(void *arg)
 {
 	dofi_ia_t *ia = arg;
@@ -92,6 +94,7 @@ static void *dofi_progress_main(void *arg)
 
 	unsigned eq_spins = 0;
 
+	dofi_progress_on_thread = 1;
 	dofi_progress_bind(ia);
 	while (__atomic_load_n(&ia->progress_running, __ATOMIC_ACQUIRE)) {
 		struct pollfd fds[DOFI_PROGRESS_MAX_FDS];
