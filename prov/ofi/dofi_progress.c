@@ -105,10 +105,6 @@ static void *dofi_progress_main(void *arg)
 		long timeout_us;
 		dofi_list_t *e;
 
-		dofi_cm_progress(ia); /* also checks timers */
-
-		fds[nfds].fd = ia->stop_fd;
-		fds[nfds++].events = POLLIN;
 		/*
 		 * A consumer busy-polls connection events: it reads the EQ
 		 * (and checks the timers) itself; stay off the core and out
@@ -116,7 +112,12 @@ static void *dofi_progress_main(void *arg)
 		 */
 		if (atomic_exchange(&ia->cm_polled, 0))
 			cm_polled = 1;
-		else if (ia->eq_fd >= 0) {
+		else
+			dofi_cm_progress(ia); /* also checks timers */
+
+		fds[nfds].fd = ia->stop_fd;
+		fds[nfds++].events = POLLIN;
+		if (!cm_polled && ia->eq_fd >= 0) {
 			/*
 			 * Arm the EQ's fd: libfabric's util EQ sets a signal
 			 * on each event and clears it only in fi_trywait, so
