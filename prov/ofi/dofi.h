@@ -439,6 +439,9 @@ typedef struct dofi_ia {
 	/* fi_shutdown only on a connected endpoint (sockets: before its
 	 * connection exists, it closes an fd it never opened, often 0). */
 	int shutdown_needs_link;
+	/* Closing an endpoint leaves its queued EQ events behind (sockets;
+	 * tcp and verbs remove them): closed fids become tombstones. */
+	int eq_keeps_closed;
 	/* libfabric ends the connection itself after a truncated receive
 	 * (tcp); elsewhere (sockets) we do, as InfiniBand would. */
 	int trunc_ends_conn;
@@ -498,13 +501,20 @@ uint64_t dofi_now_ns(void);
  */
 void dofi_nopipe_begin(sigset_t *old);
 void dofi_nopipe_end(const sigset_t *old);
+/* Set once an IA opens on a provider not known to write with
+ * MSG_NOSIGNAL (dofi_nopipe_need); tcp and verbs never raise SIGPIPE. */
+extern _Atomic int dofi_nopipe_on;
+void dofi_nopipe_need(const char *prov_name);
 #define DOFI_NOPIPE(call)                                                    \
 	__extension__({                                                      \
 		sigset_t dofi_old_;                                          \
-		int dofi_rc_;                                                \
-		dofi_nopipe_begin(&dofi_old_);                               \
+		int dofi_rc_, dofi_on_ = atomic_load_explicit(               \
+		        &dofi_nopipe_on, memory_order_relaxed);              \
+		if (dofi_on_)                                                \
+			dofi_nopipe_begin(&dofi_old_);                       \
 		dofi_rc_ = (int)(call);                                      \
-		dofi_nopipe_end(&dofi_old_);                                 \
+		if (dofi_on_)                                                \
+			dofi_nopipe_end(&dofi_old_);                         \
 		dofi_rc_;                                                    \
 	})
 

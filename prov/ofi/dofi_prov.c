@@ -44,6 +44,19 @@ uint64_t dofi_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+_Atomic int dofi_nopipe_on;
+
+void dofi_nopipe_need(const char *prov_name)
+{
+	static const char *const quiet[] = {"tcp", "verbs", "efa"};
+	size_t i;
+
+	for (i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
+		if (strcmp(prov_name, quiet[i]) == 0)
+			return;
+	atomic_store(&dofi_nopipe_on, 1);
+}
+
 void dofi_nopipe_begin(sigset_t *old)
 {
 	sigset_t pipe;
