@@ -695,9 +695,12 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 		spares++;
 	}
 	rc = fi_ep_bind(fep, &ia->eq->fid, 0);
-	if (rc == 0)
+	/* One EVD both ways (the usual case): one bind. */
+	if (rc == 0 && tx == rx)
+		rc = fi_ep_bind(fep, &tx->fid, FI_TRANSMIT | FI_RECV);
+	else if (rc == 0)
 		rc = fi_ep_bind(fep, &tx->fid, FI_TRANSMIT);
-	if (rc == 0)
+	if (rc == 0 && tx != rx)
 		rc = fi_ep_bind(fep, &rx->fid, FI_RECV);
 	if (rc == 0)
 		rc = fi_enable(fep);
