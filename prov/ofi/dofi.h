@@ -344,6 +344,9 @@ typedef struct dofi_ep {
 	 * of the consumer's and reports ESTABLISHED only then.
 	 */
 	dofi_op_t rtu_op;         /* internal receive (passive) or send */
+	/* A flush reported requests libfabric still held: their CQ entries
+	 * may come later (ia->lock). */
+	int cq_stale;
 	uint8_t rtu;              /* DOFI_RTU_*, ia->lock */
 	uint8_t rtu_connected;    /* FI_CONNECTED seen during the wait */
 	_Atomic uint8_t rtu_done; /* DOFI_RTU_PENDING/ARRIVED/FAILED */

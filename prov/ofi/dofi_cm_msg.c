@@ -204,8 +204,10 @@ static void dofi_cm_flush_requests(dofi_ep_t *ep)
 	for (i = 0; i < ep->req_pool.size; i++) {
 		dofi_op_t *op = &ep->req_pool.ops[i];
 
-		if (atomic_load(&op->posted) && atomic_exchange(&op->posted, 0))
+		if (atomic_load(&op->posted) && atomic_exchange(&op->posted, 0)) {
 			dofi_dto_flush_op(op);
+			ep->cq_stale = 1; /* libfabric may still report it */
+		}
 	}
 }
 
@@ -1693,12 +1695,23 @@ void dofi_cm_ep_teardown(dofi_ep_t *ep)
 		ep->sp = NULL;
 	}
 	if (ep->fep != NULL) {
+		/*
+		 * Completions of this EP, before its contexts go: any op
+		 * libfabric holds (its close cancels them), or one a flush
+		 * reported ahead of libfabric. Otherwise none is in a CQ.
+		 */
+		int stale = ep->cq_stale ||
+		            atomic_load(&ep->rtu_op.posted) ||
+		            dofi_pool_used(&ep->recv_pool) > 0 ||
+		            dofi_pool_used(&ep->req_pool) > 0;
+
 		dofi_ep_close_fep(ep);
-		/* Completions of this EP, before its contexts go. */
-		if (ep->recv_evd != NULL)
+		if (stale && ep->recv_evd != NULL)
 			dofi_evd_flush_cq(ep->recv_evd, 1);
-		if (ep->req_evd != NULL && ep->req_evd != ep->recv_evd)
+		if (stale && ep->req_evd != NULL &&
+		    ep->req_evd != ep->recv_evd)
 			dofi_evd_flush_cq(ep->req_evd, 1);
+		ep->cq_stale = 0;
 	}
 	ep->shutdown_sent = 0;
 	ep->deadline = 0;
