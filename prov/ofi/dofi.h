@@ -317,6 +317,7 @@ typedef struct dofi_ep {
 	struct sockaddr_in remote_addr;
 	DAT_CONN_QUAL remote_qual;
 	DAT_CONN_QUAL local_qual;
+	int local_unnamed; /* local_qual/addr still to read (fi_getname) */
 	/* Private data of the last connection event. */
 	unsigned char pdata[256];
 	DAT_COUNT pdata_len;

@@ -1440,7 +1440,6 @@ static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
 	const unsigned char *pdata;
 	DAT_COUNT plen;
 	DAT_EP_STATE s = atomic_load(&ep->state);
-	size_t alen = sizeof(ep->local_addr);
 	uint8_t type, flags;
 
 	ep->fi_linked = 1;
@@ -1469,9 +1468,8 @@ static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
 			             NULL, 0);
 			return;
 		}
-		(void)fi_getname(&ep->fep->fid, &ep->local_addr, &alen);
-		ep->local_qual = ntohs(ep->local_addr.sin_port);
-		ep->local_addr.sin_port = 0;
+		/* The local port: read when dat_ep_query asks for it. */
+		ep->local_unnamed = 1;
 		ep->deadline = 0;
 		atomic_store(&ep->state, DAT_EP_STATE_CONNECTED);
 		dofi_cm_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, pdata,

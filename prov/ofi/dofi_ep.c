@@ -354,6 +354,19 @@ DAT_RETURN dofi_ep_query(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	p->ia_handle = dofi_ia_consumer_handle(ia);
 	p->ep_state = atomic_load(&ep->state);
 	memset(&p->comm, 0, sizeof(p->comm));
+	if (ep->local_unnamed && ep->fep != NULL) {
+		/* A connection this EP made: the port it was given. */
+		struct sockaddr_in a;
+		size_t alen = sizeof(a);
+
+		if (fi_getname(&ep->fep->fid, &a, &alen) == 0 &&
+		    a.sin_family == AF_INET) {
+			ep->local_qual = ntohs(a.sin_port);
+			a.sin_port = 0;
+			ep->local_addr = a;
+		}
+		ep->local_unnamed = 0;
+	}
 	p->local_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ep->local_addr;
 	p->local_port_qual = ep->local_qual;
 	p->remote_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ep->remote_addr;
