@@ -30,6 +30,9 @@
 #               ephemeral range); each run takes two
 #   -T SECONDS  timeout of each process (default 120)
 #   -k          keep the per-run logs (default: remove them)
+#   -R ARGS     more arguments for the --raw runs only, e.g.
+#               -R "--raw-wait=fd --raw-thread=safe" for a raw baseline
+#               with what DAT promises (waitable, thread-safe queues)
 #   -U          leave the processes unpinned (default: with two or more
 #               CPUs, the server runs on CPU 1 and the client on CPU 0,
 #               in both modes: on loopback, where the scheduler puts two
@@ -56,7 +59,8 @@ usage() {
 }
 
 pin=1
-while getopts "n:D:B:p:T:kUh" opt; do
+raw_args=()
+while getopts "n:D:B:p:T:kR:Uh" opt; do
 	case $opt in
 	n) pairs=$OPTARG ;;
 	D) ia=$OPTARG ;;
@@ -64,6 +68,7 @@ while getopts "n:D:B:p:T:kUh" opt; do
 	p) port=$OPTARG ;;
 	T) tmo=$OPTARG ;;
 	k) keep=1 ;;
+	R) read -r -a raw_args <<<"$OPTARG" ;;
 	U) pin=0 ;;
 	h) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -132,7 +137,7 @@ run_pair() {
 	local tag=$1 mode=$2 prog=$3 spid cpid src crc
 	shift 3
 	local extra=()
-	[ "$mode" = raw ] && extra=(--raw)
+	[ "$mode" = raw ] && extra=(--raw "${raw_args[@]}")
 	local oob=$port
 	port=$((port + 2))
 
@@ -184,7 +189,7 @@ compare() {
 	local name=$1 prog=$2 i tag order mode
 	shift 2
 	echo
-	echo "== $prog $* ($ia, $pairs pairs) =="
+	echo "== $prog $* ($ia, $pairs pairs${raw_args[*]:+, raw: ${raw_args[*]}}) =="
 	: >"$work/$name.dat"
 	: >"$work/$name.raw"
 	for ((i = 0; i < pairs; i++)); do
