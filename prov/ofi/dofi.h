@@ -330,6 +330,11 @@ typedef struct dofi_ep {
 	 * the CM ends it (dofi_cm_check_timers). */
 	_Atomic int break_pending;
 	int shutdown_sent;
+	/* close_ends_conn: our end is over for DAT, and the libfabric
+	 * endpoint closes at close_at (dofi_cm_check_timers), which is what
+	 * tells the peer. */
+	int close_pending;
+	uint64_t close_at;
 	/* DISCONNECTED or BROKEN held back until the requests still posted
 	 * at the end complete or are flushed (dofi_cm_down); 0 if none. */
 	DAT_EVENT_NUMBER held_event;
@@ -436,9 +441,14 @@ typedef struct dofi_ia {
 	int mr_local;  /* FI_MR_LOCAL: descriptors required */
 	int prov_key;  /* FI_MR_PROV_KEY */
 	int auto_progress; /* libfabric progresses data on its own */
-	/* fi_shutdown only on a connected endpoint (sockets: before its
-	 * connection exists, it closes an fd it never opened, often 0). */
-	int shutdown_needs_link;
+	/*
+	 * Our end of a connection closes the libfabric endpoint instead of
+	 * calling fi_shutdown (sockets: its fi_shutdown closes the CM socket
+	 * behind its CM thread's back, which closes the same number again
+	 * later, by then often another object's; before the connection
+	 * exists, it closes an fd it never opened). See dofi_cm_down.
+	 */
+	int close_ends_conn;
 	/* libfabric ends the connection itself after a truncated receive
 	 * (tcp); elsewhere (sockets) we do, as InfiniBand would. */
 	int trunc_ends_conn;

@@ -41,6 +41,12 @@
 #define DOFI_RTU_NS (5ull * 1000000000ull)
 /* How long requests in flight at a connection's end may take to finish. */
 #define DOFI_FLUSH_NS (2ull * 1000000000ull)
+/*
+ * Where closing the endpoint ends a connection (close_ends_conn), how long
+ * after our end it stays open: posts that read the state just before are
+ * out of libfabric by then.
+ */
+#define DOFI_CLOSE_NS (20ull * 1000000ull)
 
 /*
  * A conn_qual is a port on IP fabrics. Like OFED's rdma_cm provider we use
@@ -209,6 +215,21 @@ static void dofi_cm_flush_requests(dofi_ep_t *ep)
 	}
 }
 
+/*
+ * Close the EP's libfabric endpoint and move what its CQs still hold into
+ * the EVDs: nothing may name its ops once the EP is gone. ia->lock held.
+ */
+static void dofi_cm_close_fep(dofi_ep_t *ep)
+{
+	if (ep->fep == NULL)
+		return;
+	dofi_ep_close_fep(ep);
+	if (ep->recv_evd != NULL)
+		dofi_evd_flush_cq(ep->recv_evd, 1);
+	if (ep->req_evd != NULL && ep->req_evd != ep->recv_evd)
+		dofi_evd_flush_cq(ep->req_evd, 1);
+}
+
 /* End a connection (attempt) locally. ia->lock held. */
 static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 			 const void *pdata, DAT_COUNT plen)
@@ -224,14 +245,21 @@ static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 		ep->shutdown_sent = 1;
 		/*
 		 * tcp flushes what is posted (FI_ECANCELED) on shutdown, and
-		 * aborts a connection being made. libfabric sockets closes
-		 * the endpoint's CM socket in fi_shutdown whether it has one
-		 * or not: before its connection exists that closes fd 0 (or
-		 * a number another thread uses by then), so there a
-		 * connection not made is only closed (dofi_ep_close_fep).
+		 * aborts a connection being made. sockets gets no
+		 * fi_shutdown (close_ends_conn): closing the endpoint ends
+		 * the connection there, its CM thread closing the socket
+		 * once, and the peer sees FI_SHUTDOWN. Not at once: a
+		 * consumer thread may still be inside a post that read the
+		 * old state, so dofi_cm_check_timers closes it a little
+		 * later (or EP reset or free does, first).
 		 */
-		if (ep->fi_linked || !ep->obj.ia->shutdown_needs_link)
+		if (ep->obj.ia->close_ends_conn) {
+			ep->close_pending = 1;
+			ep->close_at = dofi_now_ns() + DOFI_CLOSE_NS;
+			dofi_progress_wake(ep->obj.ia); /* to its timers */
+		} else {
 			(void)DOFI_NOPIPE(fi_shutdown(ep->fep, 0));
+		}
 	}
 	/* sockets does not, nor tcp for a connection never made. */
 	dofi_cm_cancel_recvs(ep);
@@ -648,6 +676,16 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 		} else if (s == DAT_EP_STATE_COMPLETION_PENDING &&
 		           ep->rtu == DOFI_RTU_WAIT) {
 			dofi_cm_rtu_check(ep, now);
+		}
+		/* Our end, once what was in flight is settled. */
+		if (ep->close_pending && ep->deadline == 0 &&
+		    now >= ep->close_at &&
+		    atomic_load(&ep->state) == DAT_EP_STATE_DISCONNECTED) {
+			dof_debug(DOFI_LOG, "EP %p: closing the endpoint ends "
+			                    "the connection",
+			          (void *)ep);
+			ep->close_pending = 0;
+			dofi_cm_close_fep(ep);
 		}
 	}
 	pthread_mutex_unlock(&ia->lock);
@@ -1673,15 +1711,9 @@ void dofi_cm_ep_teardown(dofi_ep_t *ep)
 			ep->sp->ep = NULL;
 		ep->sp = NULL;
 	}
-	if (ep->fep != NULL) {
-		dofi_ep_close_fep(ep);
-		/* Completions of this EP, before its contexts go. */
-		if (ep->recv_evd != NULL)
-			dofi_evd_flush_cq(ep->recv_evd, 1);
-		if (ep->req_evd != NULL && ep->req_evd != ep->recv_evd)
-			dofi_evd_flush_cq(ep->req_evd, 1);
-	}
+	dofi_cm_close_fep(ep);
 	ep->shutdown_sent = 0;
+	ep->close_pending = 0;
 	ep->deadline = 0;
 	ep->held_event = 0;
 	ep->graceful = 0;
