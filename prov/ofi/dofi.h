@@ -57,6 +57,13 @@ enum {
  * ESTABLISHED only once it arrives". Peers that leave the byte 0 do no RTU.
  */
 #define DOFI_CM_F_RTU 0x01
+/*
+ * ACCEPTED: in a REQ, "my fabric's accept may miss my end of the
+ * connection while it runs: I keep the connection until your accepted
+ * message comes"; in a REP, "I send it, a zero-byte message, my first,
+ * once my accept has returned". Peers that leave it unset send none.
+ */
+#define DOFI_CM_F_ACCEPTED 0x02
 
 typedef enum {
 	DOFI_OBJ_IA = 1,
@@ -250,6 +257,9 @@ typedef enum {
 	/* Internal ops (our RTU, dofi_cm_msg.c): never reported. */
 	DOFI_OP_RTU_RECV,
 	DOFI_OP_RTU_SEND,
+	/* The accepted message (DOFI_CM_F_ACCEPTED): receive and send. */
+	DOFI_OP_ACC_RECV,
+	DOFI_OP_ACC_SEND,
 } dofi_op_type_t;
 
 #define DOFI_OP_INTERNAL(type) ((type) >= DOFI_OP_RTU_RECV)
@@ -352,6 +362,19 @@ typedef struct dofi_ep {
 	uint8_t rtu;              /* DOFI_RTU_*, ia->lock */
 	uint8_t rtu_connected;    /* FI_CONNECTED seen during the wait */
 	_Atomic uint8_t rtu_done; /* DOFI_RTU_PENDING/ARRIVED/FAILED */
+	/*
+	 * The accepted message, where the fabric's fi_accept reports the
+	 * connection before it would see the peer end it, and loses such an
+	 * end (ia->accept_late). The passive side sends one zero-byte
+	 * message once fi_accept has returned; the active side takes it
+	 * with an internal receive posted before any of the consumer's, and
+	 * closes its endpoint for an end of its own only once it came (or
+	 * acc_deadline passed).
+	 */
+	dofi_op_t acc_op;         /* internal receive (active) or send */
+	uint8_t acc;              /* 1: the receive is ours to wait for */
+	_Atomic uint8_t acc_done; /* DOFI_RTU_PENDING/ARRIVED/FAILED */
+	uint64_t acc_deadline;    /* set at FI_CONNECTED */
 	struct iovec *recv_iov_block;
 	void **recv_desc_block;
 } dofi_ep_t;
@@ -382,6 +405,7 @@ struct dofi_cr {
 	dofi_ep_t *ep; /* provider-created or RSP EP */
 	uint8_t rdma_in, rdma_out;
 	uint8_t rtu; /* the requester offered an RTU (DOFI_CM_F_RTU) */
+	uint8_t acc; /* it asked for the accepted message */
 	int rejected; /* dat_cr_reject sent a reject on pep */
 };
 
@@ -449,6 +473,13 @@ typedef struct dofi_ia {
 	 * exists, it closes an fd it never opened). See dofi_cm_down.
 	 */
 	int close_ends_conn;
+	/*
+	 * fi_accept reports FI_CONNECTED before it marks the endpoint
+	 * connected, and the peer's end arriving in between is lost
+	 * (sockets): an active side asks for the accepted message and holds
+	 * its own end until it came (dofi_ep_t.acc).
+	 */
+	int accept_late;
 	/* libfabric ends the connection itself after a truncated receive
 	 * (tcp); elsewhere (sockets) we do, as InfiniBand would. */
 	int trunc_ends_conn;
@@ -656,9 +687,13 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err,
 			  DAT_EVENT *event, dofi_evd_t *evd);
 /* Post the receives queued while the EP had no fi_ep. */
 dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep);
-/* The RTU's internal zero-byte receive and send (ia->lock held). */
-dof_status_t dofi_dto_post_rtu_recv(dofi_ep_t *ep, struct fid_ep *fep);
-dof_status_t dofi_dto_send_rtu(dofi_ep_t *ep);
+/*
+ * The internal zero-byte receive (RTU or accepted message, by type) and
+ * send, with op the EP's rtu_op or acc_op. ia->lock held.
+ */
+dof_status_t dofi_dto_post_internal_recv(dofi_ep_t *ep, struct fid_ep *fep,
+                                         dofi_op_t *op, uint8_t type);
+dof_status_t dofi_dto_send_internal(dofi_ep_t *ep, dofi_op_t *op, uint8_t type);
 /*
  * Report an op the caller took back from libfabric (posted exchanged
  * to 0) as flushed, and return it to its pool.

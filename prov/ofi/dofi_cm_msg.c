@@ -21,6 +21,16 @@
  * ESTABLISHED. The passive side reports ESTABLISHED once that message and
  * FI_CONNECTED are both in; if the connection ends first, or no message
  * comes within DOFI_RTU_NS, ACCEPT_COMPLETION_ERROR (dat_cr_accept).
+ *
+ * The accepted message goes the other way, where the fabric's accept
+ * reports the connection before it can see the peer end it (sockets,
+ * ia->accept_late): the REQ asks for it (DOFI_CM_F_ACCEPTED), a REP that
+ * carries the flag promises it, and the passive side sends it, a
+ * zero-byte message before any of the consumer's, once fi_accept has
+ * returned. The active side takes it with an internal receive posted
+ * before the consumer's, and an end of its own closes the libfabric
+ * endpoint only after it came (or DOFI_ACC_NS), so the passive side's CM
+ * cannot miss that end.
  */
 #include "config.h"
 
@@ -28,6 +38,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dofi.h"
 
@@ -47,6 +58,12 @@
  * out of libfabric by then.
  */
 #define DOFI_CLOSE_NS (20ull * 1000000ull)
+/*
+ * How long an active side holds an end of its own for the passive side's
+ * accepted message (DOFI_CM_F_ACCEPTED), from FI_CONNECTED. The passive
+ * side sends it as soon as its fi_accept returns.
+ */
+#define DOFI_ACC_NS (2ull * 1000000000ull)
 
 /*
  * A conn_qual is a port on IP fabrics. Like OFED's rdma_cm provider we use
@@ -283,14 +300,15 @@ static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 void dofi_cm_rtu_complete(dofi_op_t *op, int err)
 {
 	dofi_ep_t *ep = op->ep;
+	int recv = op->type == DOFI_OP_RTU_RECV || op->type == DOFI_OP_ACC_RECV;
 
 	if (err != 0 && err != FI_ECANCELED)
 		dof_info(DOFI_LOG, "EP %p: internal %s: %s", (void *)ep,
-		         op->type == DOFI_OP_RTU_RECV ? "receive" : "send",
-		         fi_strerror(err));
-	if (op->type != DOFI_OP_RTU_RECV)
-		return; /* the active side's send: nothing waits for it */
-	atomic_store(&ep->rtu_done,
+		         recv ? "receive" : "send", fi_strerror(err));
+	if (!recv)
+		return; /* a send: nothing waits for it */
+	atomic_store(op->type == DOFI_OP_RTU_RECV ? &ep->rtu_done
+	                                          : &ep->acc_done,
 	             err == 0 ? DOFI_RTU_ARRIVED : DOFI_RTU_FAILED);
 	/* Whoever read it may not hold ia->lock: the CM acts on it. */
 	if (err == 0)
@@ -388,6 +406,46 @@ static void dofi_cm_rtu_settle_all(dofi_ia_t *ia)
 	}
 }
 
+/*
+ * Whether an end of ours may close the endpoint now (ia->accept_late):
+ * not while the passive side's fi_accept may still run, or its CM would
+ * lose the end. Its accepted message says it has returned; without one
+ * within DOFI_ACC_NS, or once the receive failed, go ahead. Reads the
+ * receive CQ itself, as dofi_cm_rtu_arrived does. ia->lock held.
+ */
+static int dofi_cm_acc_settled(dofi_ep_t *ep, uint64_t now)
+{
+	int late;
+
+	if (!ep->acc || ep->acc_deadline == 0 || ep->fep == NULL)
+		return 1; /* nothing asked, or FI_CONNECTED not seen yet */
+	late = now >= ep->acc_deadline;
+	if (atomic_load(&ep->acc_done) == DOFI_RTU_PENDING &&
+	    ep->recv_evd != NULL)
+		dofi_evd_flush_cq(ep->recv_evd, late);
+	if (atomic_load(&ep->acc_done) == DOFI_RTU_PENDING && !late)
+		return 0;
+	if (atomic_load(&ep->acc_done) != DOFI_RTU_ARRIVED)
+		dof_info(DOFI_LOG, "EP %p: no accepted message from the peer "
+		                   "(%s); closing all the same",
+		         (void *)ep,
+		         late ? "not in time" : "the receive failed");
+	else
+		dof_debug(DOFI_LOG, "EP %p: the peer's accepted message is in",
+		          (void *)ep);
+	ep->acc = 0;
+	return 1;
+}
+
+/* The same, waiting for it (EP reset or free). ia->lock held. */
+static void dofi_cm_acc_wait(dofi_ep_t *ep)
+{
+	const struct timespec nap = {0, 200000};
+
+	while (!dofi_cm_acc_settled(ep, dofi_now_ns()))
+		(void)nanosleep(&nap, NULL);
+}
+
 /* ---- active side --------------------------------------------------------------- */
 
 static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
@@ -432,6 +490,10 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 	}
 	memcpy(info->dest_addr, &dest, sizeof(dest));
 	info->dest_addrlen = sizeof(dest);
+	/* The accepted message needs a receive CQ that we can read. */
+	ep->acc = ia->accept_late && ep->recv_evd != NULL &&
+	          ep->recv_evd->cq != NULL;
+	ep->acc_deadline = 0;
 	if (dofi_ep_open_fep(ep, info) != DOF_OK) {
 		fi_freeinfo(info);
 		pthread_mutex_unlock(&ia->lock);
@@ -449,7 +511,9 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 			       : dofi_now_ns() + (uint64_t)timeout * 1000;
 	atomic_store(&ep->state, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
 	/* We can always send the RTU (fi_inject needs no EVD): offer it. */
-	len = dofi_cm_pack(cm, DOFI_CM_REQ, DOFI_CM_F_RTU, pdata, plen, ep);
+	len = dofi_cm_pack(cm, DOFI_CM_REQ,
+	                   DOFI_CM_F_RTU | (ep->acc ? DOFI_CM_F_ACCEPTED : 0),
+	                   pdata, plen, ep);
 	rc = DOFI_NOPIPE(fi_connect(ep->fep, &dest, cm, len));
 	if (rc != 0) {
 		/* sockets refuses synchronously: still an event. */
@@ -680,7 +744,8 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 		/* Our end, once what was in flight is settled. */
 		if (ep->close_pending && ep->deadline == 0 &&
 		    now >= ep->close_at &&
-		    atomic_load(&ep->state) == DAT_EP_STATE_DISCONNECTED) {
+		    atomic_load(&ep->state) == DAT_EP_STATE_DISCONNECTED &&
+		    dofi_cm_acc_settled(ep, now)) {
 			dof_debug(DOFI_LOG, "EP %p: closing the endpoint ends "
 			                    "the connection",
 			          (void *)ep);
@@ -1142,6 +1207,7 @@ static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
 	cr->rdma_in = ((const unsigned char *)data)[4];
 	cr->rdma_out = ((const unsigned char *)data)[5];
 	cr->rtu = (flags & DOFI_CM_F_RTU) != 0;
+	cr->acc = (flags & DOFI_CM_F_ACCEPTED) != 0;
 	if (info->dest_addr != NULL && info->dest_addrlen >= sizeof(cr->remote_addr) &&
 	    ((struct sockaddr *)info->dest_addr)->sa_family == AF_INET) {
 		memcpy(&cr->remote_addr, info->dest_addr,
@@ -1232,7 +1298,7 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 	dofi_ep_t *ep;
 	DAT_EP_STATE s;
 	size_t len;
-	int rc;
+	int rc, acc;
 
 	if (cr == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
@@ -1294,6 +1360,7 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 	                  ? DOFI_RTU_WAIT
 	                  : DOFI_RTU_NONE;
 	ep->rtu_connected = 0;
+	ep->acc = 0; /* the requester waits for it, not we */
 	if (dofi_ep_open_fep(ep, info) != DOF_OK) {
 		ep->rtu = DOFI_RTU_NONE;
 		cr->info = info;
@@ -1309,11 +1376,19 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 	ep->deadline =
 	        ep->rtu == DOFI_RTU_WAIT ? dofi_now_ns() + DOFI_RTU_NS : 0;
 	atomic_store(&ep->state, DAT_EP_STATE_COMPLETION_PENDING);
+	acc = cr->acc;
 	len = dofi_cm_pack(cm, DOFI_CM_REP,
-	                   ep->rtu == DOFI_RTU_WAIT ? DOFI_CM_F_RTU : 0, pdata,
-	                   plen, ep);
+	                   (ep->rtu == DOFI_RTU_WAIT ? DOFI_CM_F_RTU : 0) |
+	                           (acc ? DOFI_CM_F_ACCEPTED : 0),
+	                   pdata, plen, ep);
 	rc = DOFI_NOPIPE(fi_accept(ep->fep, cm, len));
 	ep->fi_linked = rc == 0;
+	/* Our first message, before ESTABLISHED lets the consumer send. */
+	if (rc == 0 && acc &&
+	    dofi_dto_send_internal(ep, &ep->acc_op, DOFI_OP_ACC_SEND) != DOF_OK)
+		dof_info(DOFI_LOG, "EP %p: the accepted message cannot be "
+		                   "sent; the requester waits for it in vain",
+		         (void *)ep);
 	if (cr->ep == ep)
 		cr->ep = NULL;
 	ep->cr = NULL;
@@ -1472,12 +1547,25 @@ static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
 				     NULL, 0);
 			return;
 		}
+		if (ep->acc && (flags & DOFI_CM_F_ACCEPTED)) {
+			ep->acc_deadline = dofi_now_ns() + DOFI_ACC_NS;
+		} else if (ep->acc) {
+			/*
+			 * The peer sends none: take the receive back before
+			 * the RTU lets the peer send (a peer without the RTU
+			 * may have sent already; its first message is lost).
+			 */
+			ep->acc = 0;
+			if (atomic_load(&ep->acc_op.posted))
+				(void)fi_cancel(&ep->fep->fid, &ep->acc_op);
+		}
 		/*
 		 * The RTU goes before ESTABLISHED, so before any DTO of the
 		 * consumer's (they need the Connected state).
 		 */
 		if ((flags & DOFI_CM_F_RTU) &&
-		    dofi_dto_send_rtu(ep) != DOF_OK) {
+		    dofi_dto_send_internal(ep, &ep->rtu_op, DOFI_OP_RTU_SEND) !=
+		            DOF_OK) {
 			dof_warn(DOFI_LOG,
 			         "EP %p: the ready-to-use message "
 			         "cannot be sent; disconnecting",
@@ -1508,6 +1596,7 @@ static void dofi_cm_shutdown(dofi_ep_t *ep)
 {
 	dof_debug(DOFI_LOG, "EP %p: FI_SHUTDOWN in state %d", (void *)ep,
 		  (int)atomic_load(&ep->state));
+	ep->acc = 0; /* the peer's end: ours cannot be lost any more */
 	dofi_cm_rtu_settle(ep);
 	switch (atomic_load(&ep->state)) {
 	case DAT_EP_STATE_CONNECTED:
@@ -1554,6 +1643,7 @@ static void dofi_cm_error(dofi_ia_t *ia, const struct fi_eq_err_entry *err)
 			  err->err);
 		return;
 	}
+	ep->acc = 0;
 	dofi_cm_rtu_settle(ep);
 	switch (atomic_load(&ep->state)) {
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
@@ -1711,9 +1801,12 @@ void dofi_cm_ep_teardown(dofi_ep_t *ep)
 			ep->sp->ep = NULL;
 		ep->sp = NULL;
 	}
+	/* The end may be ours, maybe the first (EP free when connected). */
+	dofi_cm_acc_wait(ep);
 	dofi_cm_close_fep(ep);
 	ep->shutdown_sent = 0;
 	ep->close_pending = 0;
+	ep->acc = 0;
 	ep->deadline = 0;
 	ep->held_event = 0;
 	ep->graceful = 0;

@@ -394,6 +394,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	ia->write_flags = dofi_write_flags(info->fabric_attr->prov_name);
 	ia->close_ends_conn =
 		strcmp(info->fabric_attr->prov_name, "sockets") == 0;
+	ia->accept_late = strcmp(info->fabric_attr->prov_name, "sockets") == 0;
 
 	rc = DOFI_NOPIPE(fi_fabric(info->fabric_attr, &ia->fabric, NULL));
 	if (rc != 0)
