@@ -345,6 +345,9 @@ typedef struct dofi_ep {
 	 * tells the peer. */
 	int close_pending;
 	uint64_t close_at;
+	/* A peer's end (FI_SHUTDOWN) held until this time, or until the RTUs
+	 * it may have sent before it are in (dofi_cm_shutdown); 0: none. */
+	uint64_t peer_end_at;
 	/* DISCONNECTED or BROKEN held back until the requests still posted
 	 * at the end complete or are flushed (dofi_cm_down); 0 if none. */
 	DAT_EVENT_NUMBER held_event;

@@ -64,6 +64,11 @@
  * side sends it as soon as its fi_accept returns.
  */
 #define DOFI_ACC_NS (2ull * 1000000000ull)
+/*
+ * How long a peer's end of one connection may wait for the RTUs of its
+ * other connections that are due (dofi_cm_shutdown).
+ */
+#define DOFI_ORDER_NS (500ull * 1000000ull)
 
 /*
  * A conn_qual is a port on IP fabrics. Like OFED's rdma_cm provider we use
@@ -407,6 +412,48 @@ static void dofi_cm_rtu_settle_all(dofi_ia_t *ia)
 }
 
 /*
+ * Whether a passive EP of ia other than ep, accepted for ep's peer host,
+ * waits for its RTU: fi_accept has sent the accept, so the requester may
+ * have sent the RTU already (FI_CONNECTED may still be unread). ia->lock
+ * held.
+ */
+static int dofi_cm_rtu_due(dofi_ia_t *ia, const dofi_ep_t *ep)
+{
+	dofi_list_t *e;
+
+	for (e = ia->objs[DOFI_OBJ_EP].next; e != &ia->objs[DOFI_OBJ_EP];
+	     e = e->next) {
+		const dofi_ep_t *o = dofi_container_of(e, dofi_ep_t, obj.link);
+
+		if (o != ep && o->rtu == DOFI_RTU_WAIT &&
+		    atomic_load(&o->state) == DAT_EP_STATE_COMPLETION_PENDING &&
+		    o->remote_addr.sin_addr.s_addr ==
+		            ep->remote_addr.sin_addr.s_addr)
+			return 1;
+	}
+	return 0;
+}
+
+/* The peer ended a connection that was up. ia->lock held. */
+static void dofi_cm_peer_end(dofi_ep_t *ep)
+{
+	ep->shutdown_sent = 1; /* the peer's; nothing to send */
+	/*
+	 * A transfer failed first: the fabric tore it down. tcp queues the
+	 * failed completion with the FI_SHUTDOWN, which may be read first:
+	 * read the EP's completions now.
+	 */
+	if (ep->recv_evd != NULL)
+		dofi_evd_flush_cq(ep->recv_evd, 1);
+	if (ep->req_evd != NULL && ep->req_evd != ep->recv_evd)
+		dofi_evd_flush_cq(ep->req_evd, 1);
+	dofi_cm_down(ep,
+	             ep->dto_error ? DAT_CONNECTION_EVENT_BROKEN
+	                           : DAT_CONNECTION_EVENT_DISCONNECTED,
+	             NULL, 0);
+}
+
+/*
  * Whether an end of ours may close the endpoint now (ia->accept_late):
  * not while the passive side's fi_accept may still run, or its CM would
  * lose the end. Its accepted message says it has returned; without one
@@ -740,6 +787,15 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 		} else if (s == DAT_EP_STATE_COMPLETION_PENDING &&
 		           ep->rtu == DOFI_RTU_WAIT) {
 			dofi_cm_rtu_check(ep, now);
+		}
+		/* A peer's end held for the RTUs due (dofi_cm_shutdown). */
+		if (ep->peer_end_at != 0 &&
+		    (now >= ep->peer_end_at || !dofi_cm_rtu_due(ia, ep))) {
+			ep->peer_end_at = 0;
+			s = atomic_load(&ep->state);
+			if (s == DAT_EP_STATE_CONNECTED ||
+			    s == DAT_EP_STATE_DISCONNECT_PENDING)
+				dofi_cm_peer_end(ep);
 		}
 		/* Our end, once what was in flight is settled. */
 		if (ep->close_pending && ep->deadline == 0 &&
@@ -1601,20 +1657,20 @@ static void dofi_cm_shutdown(dofi_ep_t *ep)
 	switch (atomic_load(&ep->state)) {
 	case DAT_EP_STATE_CONNECTED:
 	case DAT_EP_STATE_DISCONNECT_PENDING:
-		ep->shutdown_sent = 1; /* the peer's; nothing to send */
 		/*
-		 * A transfer failed first: the fabric tore it down. tcp
-		 * queues the failed completion with the FI_SHUTDOWN, which
-		 * may be read first: read the EP's completions now.
+		 * The peer may have sent an RTU on another connection before
+		 * it ended this one (it took both connections, then left
+		 * this): the RTU travels on that connection, this end on
+		 * the CM's, and the end often comes first. Report the end
+		 * after those ESTABLISHED, as the peer did things, unless
+		 * the RTUs take longer than DOFI_ORDER_NS
+		 * (dofi_cm_check_timers).
 		 */
-		if (ep->recv_evd != NULL)
-			dofi_evd_flush_cq(ep->recv_evd, 1);
-		if (ep->req_evd != NULL && ep->req_evd != ep->recv_evd)
-			dofi_evd_flush_cq(ep->req_evd, 1);
-		dofi_cm_down(ep,
-			     ep->dto_error ? DAT_CONNECTION_EVENT_BROKEN
-					   : DAT_CONNECTION_EVENT_DISCONNECTED,
-			     NULL, 0);
+		if (dofi_cm_rtu_due(ep->obj.ia, ep)) {
+			ep->peer_end_at = dofi_now_ns() + DOFI_ORDER_NS;
+			break;
+		}
+		dofi_cm_peer_end(ep);
 		break;
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
 		ep->shutdown_sent = 1;
@@ -1806,6 +1862,7 @@ void dofi_cm_ep_teardown(dofi_ep_t *ep)
 	dofi_cm_close_fep(ep);
 	ep->shutdown_sent = 0;
 	ep->close_pending = 0;
+	ep->peer_end_at = 0;
 	ep->acc = 0;
 	ep->deadline = 0;
 	ep->held_event = 0;

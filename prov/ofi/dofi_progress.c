@@ -136,6 +136,7 @@ static void *dofi_progress_main(void *arg)
 							  obj.link);
 
 			timers = ep->deadline != 0 || ep->close_pending ||
+			         ep->peer_end_at != 0 ||
 			         atomic_load(&ep->break_pending);
 		}
 		for (e = ia->objs[DOFI_OBJ_EVD].next;
