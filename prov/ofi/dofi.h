@@ -351,9 +351,6 @@ typedef struct dofi_ep {
 	/* DISCONNECTED or BROKEN held back until the requests still posted
 	 * at the end complete or are flushed (dofi_cm_down); 0 if none. */
 	DAT_EVENT_NUMBER held_event;
-	/* libfabric's endpoint has a connection: FI_CONNECTED seen (active)
-	 * or fi_accept returned (passive). See dofi_cm_down. */
-	int fi_linked;
 	/*
 	 * Our ready-to-use step. libfabric's tcp and sockets CM has none: a
 	 * passive side gets FI_CONNECTED even when the requester gave up.

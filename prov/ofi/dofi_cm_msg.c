@@ -1438,7 +1438,6 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 	                           (acc ? DOFI_CM_F_ACCEPTED : 0),
 	                   pdata, plen, ep);
 	rc = DOFI_NOPIPE(fi_accept(ep->fep, cm, len));
-	ep->fi_linked = rc == 0;
 	/* Our first message, before ESTABLISHED lets the consumer send. */
 	if (rc == 0 && acc &&
 	    dofi_dto_send_internal(ep, &ep->acc_op, DOFI_OP_ACC_SEND) != DOF_OK)
@@ -1591,7 +1590,6 @@ static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
 	size_t alen = sizeof(ep->local_addr);
 	uint8_t type, flags;
 
-	ep->fi_linked = 1;
 	if (s == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
 		type = dofi_cm_unpack(data, len, &pdata, &plen, &flags);
 		if (type != DOFI_CM_REP) {

@@ -736,7 +736,6 @@ void dofi_ep_close_fep(dofi_ep_t *ep)
 	(void)DOFI_NOPIPE(fi_close(&ep->fep->fid));
 	dofi_ep_tomb_add(ep->obj.ia, &ep->fep->fid);
 	ep->fep = NULL;
-	ep->fi_linked = 0;
 	ep->tx_cq = ep->rx_cq = NULL;
 	if (ep->info != NULL) {
 		fi_freeinfo(ep->info);
