@@ -57,6 +57,13 @@ enum {
  * ESTABLISHED only once it arrives". Peers that leave the byte 0 do no RTU.
  */
 #define DOFI_CM_F_RTU 0x01
+/*
+ * ACCEPTED: in a REQ, "my fabric's accept may miss my end of the
+ * connection while it runs: I keep the connection until your accepted
+ * message comes"; in a REP, "I send it, a zero-byte message, my first,
+ * once my accept has returned". Peers that leave it unset send none.
+ */
+#define DOFI_CM_F_ACCEPTED 0x02
 
 typedef enum {
 	DOFI_OBJ_IA = 1,
@@ -250,6 +257,9 @@ typedef enum {
 	/* Internal ops (our RTU, dofi_cm_msg.c): never reported. */
 	DOFI_OP_RTU_RECV,
 	DOFI_OP_RTU_SEND,
+	/* The accepted message (DOFI_CM_F_ACCEPTED): receive and send. */
+	DOFI_OP_ACC_RECV,
+	DOFI_OP_ACC_SEND,
 } dofi_op_type_t;
 
 #define DOFI_OP_INTERNAL(type) ((type) >= DOFI_OP_RTU_RECV)
@@ -331,12 +341,17 @@ typedef struct dofi_ep {
 	 * the CM ends it (dofi_cm_check_timers). */
 	_Atomic int break_pending;
 	int shutdown_sent;
+	/* close_ends_conn: our end is over for DAT, and the libfabric
+	 * endpoint closes at close_at (dofi_cm_check_timers), which is what
+	 * tells the peer. */
+	int close_pending;
+	uint64_t close_at;
+	/* A peer's end (FI_SHUTDOWN) held until this time, or until the RTUs
+	 * it may have sent before it are in (dofi_cm_shutdown); 0: none. */
+	uint64_t peer_end_at;
 	/* DISCONNECTED or BROKEN held back until the requests still posted
 	 * at the end complete or are flushed (dofi_cm_down); 0 if none. */
 	DAT_EVENT_NUMBER held_event;
-	/* libfabric's endpoint has a connection: FI_CONNECTED seen (active)
-	 * or fi_accept returned (passive). See dofi_cm_down. */
-	int fi_linked;
 	/*
 	 * Our ready-to-use step. libfabric's tcp and sockets CM has none: a
 	 * passive side gets FI_CONNECTED even when the requester gave up.
@@ -351,6 +366,19 @@ typedef struct dofi_ep {
 	uint8_t rtu;              /* DOFI_RTU_*, ia->lock */
 	uint8_t rtu_connected;    /* FI_CONNECTED seen during the wait */
 	_Atomic uint8_t rtu_done; /* DOFI_RTU_PENDING/ARRIVED/FAILED */
+	/*
+	 * The accepted message, where the fabric's fi_accept reports the
+	 * connection before it would see the peer end it, and loses such an
+	 * end (ia->accept_late). The passive side sends one zero-byte
+	 * message once fi_accept has returned; the active side takes it
+	 * with an internal receive posted before any of the consumer's, and
+	 * closes its endpoint for an end of its own only once it came (or
+	 * acc_deadline passed).
+	 */
+	dofi_op_t acc_op;         /* internal receive (active) or send */
+	uint8_t acc;              /* 1: the receive is ours to wait for */
+	_Atomic uint8_t acc_done; /* DOFI_RTU_PENDING/ARRIVED/FAILED */
+	uint64_t acc_deadline;    /* set at FI_CONNECTED */
 	struct iovec *recv_iov_block;
 	void **recv_desc_block;
 } dofi_ep_t;
@@ -381,6 +409,7 @@ struct dofi_cr {
 	dofi_ep_t *ep; /* provider-created or RSP EP */
 	uint8_t rdma_in, rdma_out;
 	uint8_t rtu; /* the requester offered an RTU (DOFI_CM_F_RTU) */
+	uint8_t acc; /* it asked for the accepted message */
 	int rejected; /* dat_cr_reject sent a reject on pep */
 };
 
@@ -440,9 +469,21 @@ typedef struct dofi_ia {
 	int mr_local;  /* FI_MR_LOCAL: descriptors required */
 	int prov_key;  /* FI_MR_PROV_KEY */
 	int auto_progress; /* libfabric progresses data on its own */
-	/* fi_shutdown only on a connected endpoint (sockets: before its
-	 * connection exists, it closes an fd it never opened, often 0). */
-	int shutdown_needs_link;
+	/*
+	 * Our end of a connection closes the libfabric endpoint instead of
+	 * calling fi_shutdown (sockets: its fi_shutdown closes the CM socket
+	 * behind its CM thread's back, which closes the same number again
+	 * later, by then often another object's; before the connection
+	 * exists, it closes an fd it never opened). See dofi_cm_down.
+	 */
+	int close_ends_conn;
+	/*
+	 * fi_accept reports FI_CONNECTED before it marks the endpoint
+	 * connected, and the peer's end arriving in between is lost
+	 * (sockets): an active side asks for the accepted message and holds
+	 * its own end until it came (dofi_ep_t.acc).
+	 */
+	int accept_late;
 	/* Closing an endpoint leaves its queued EQ events behind (sockets;
 	 * tcp and verbs remove them): closed fids become tombstones. */
 	int eq_keeps_closed;
@@ -660,9 +701,13 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err,
 			  DAT_EVENT *event, dofi_evd_t *evd);
 /* Post the receives queued while the EP had no fi_ep. */
 dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep);
-/* The RTU's internal zero-byte receive and send (ia->lock held). */
-dof_status_t dofi_dto_post_rtu_recv(dofi_ep_t *ep, struct fid_ep *fep);
-dof_status_t dofi_dto_send_rtu(dofi_ep_t *ep);
+/*
+ * The internal zero-byte receive (RTU or accepted message, by type) and
+ * send, with op the EP's rtu_op or acc_op. ia->lock held.
+ */
+dof_status_t dofi_dto_post_internal_recv(dofi_ep_t *ep, struct fid_ep *fep,
+                                         dofi_op_t *op, uint8_t type);
+dof_status_t dofi_dto_send_internal(dofi_ep_t *ep, dofi_op_t *op, uint8_t type);
 /*
  * Report an op the caller took back from libfabric (posted exchanged
  * to 0) as flushed, and return it to its pool.

@@ -21,6 +21,16 @@
  * ESTABLISHED. The passive side reports ESTABLISHED once that message and
  * FI_CONNECTED are both in; if the connection ends first, or no message
  * comes within DOFI_RTU_NS, ACCEPT_COMPLETION_ERROR (dat_cr_accept).
+ *
+ * The accepted message goes the other way, where the fabric's accept
+ * reports the connection before it can see the peer end it (sockets,
+ * ia->accept_late): the REQ asks for it (DOFI_CM_F_ACCEPTED), a REP that
+ * carries the flag promises it, and the passive side sends it, a
+ * zero-byte message before any of the consumer's, once fi_accept has
+ * returned. The active side takes it with an internal receive posted
+ * before the consumer's, and an end of its own closes the libfabric
+ * endpoint only after it came (or DOFI_ACC_NS), so the passive side's CM
+ * cannot miss that end.
  */
 #include "config.h"
 
@@ -28,6 +38,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dofi.h"
 
@@ -41,6 +52,23 @@
 #define DOFI_RTU_NS (5ull * 1000000000ull)
 /* How long requests in flight at a connection's end may take to finish. */
 #define DOFI_FLUSH_NS (2ull * 1000000000ull)
+/*
+ * Where closing the endpoint ends a connection (close_ends_conn), how long
+ * after our end it stays open: posts that read the state just before are
+ * out of libfabric by then.
+ */
+#define DOFI_CLOSE_NS (20ull * 1000000ull)
+/*
+ * How long an active side holds an end of its own for the passive side's
+ * accepted message (DOFI_CM_F_ACCEPTED), from FI_CONNECTED. The passive
+ * side sends it as soon as its fi_accept returns.
+ */
+#define DOFI_ACC_NS (2ull * 1000000000ull)
+/*
+ * How long a peer's end of one connection may wait for the RTUs of its
+ * other connections that are due (dofi_cm_shutdown).
+ */
+#define DOFI_ORDER_NS (500ull * 1000000ull)
 
 /*
  * A conn_qual is a port on IP fabrics. Like OFED's rdma_cm provider we use
@@ -211,6 +239,35 @@ static void dofi_cm_flush_requests(dofi_ep_t *ep)
 	}
 }
 
+/*
+ * Close the EP's libfabric endpoint and move what its CQs still hold into
+ * the EVDs: nothing may name its ops once the EP is gone. ia->lock held.
+ */
+static void dofi_cm_close_fep(dofi_ep_t *ep)
+{
+	int stale;
+
+	if (ep->fep == NULL)
+		return;
+	/*
+	 * Completions of this EP, before its contexts go: any op libfabric
+	 * holds (its close cancels them), or one a flush reported ahead of
+	 * libfabric. Otherwise none is in a CQ, and nothing need be read.
+	 */
+	stale = ep->cq_stale || atomic_load(&ep->rtu_op.posted) ||
+	        atomic_load(&ep->acc_op.posted) ||
+	        dofi_pool_used(&ep->recv_pool) > 0 ||
+	        dofi_pool_used(&ep->req_pool) > 0;
+	dofi_ep_close_fep(ep);
+	ep->cq_stale = 0;
+	if (!stale)
+		return;
+	if (ep->recv_evd != NULL)
+		dofi_evd_flush_cq(ep->recv_evd, 1);
+	if (ep->req_evd != NULL && ep->req_evd != ep->recv_evd)
+		dofi_evd_flush_cq(ep->req_evd, 1);
+}
+
 /* End a connection (attempt) locally. ia->lock held. */
 static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 			 const void *pdata, DAT_COUNT plen)
@@ -226,14 +283,21 @@ static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 		ep->shutdown_sent = 1;
 		/*
 		 * tcp flushes what is posted (FI_ECANCELED) on shutdown, and
-		 * aborts a connection being made. libfabric sockets closes
-		 * the endpoint's CM socket in fi_shutdown whether it has one
-		 * or not: before its connection exists that closes fd 0 (or
-		 * a number another thread uses by then), so there a
-		 * connection not made is only closed (dofi_ep_close_fep).
+		 * aborts a connection being made. sockets gets no
+		 * fi_shutdown (close_ends_conn): closing the endpoint ends
+		 * the connection there, its CM thread closing the socket
+		 * once, and the peer sees FI_SHUTDOWN. Not at once: a
+		 * consumer thread may still be inside a post that read the
+		 * old state, so dofi_cm_check_timers closes it a little
+		 * later (or EP reset or free does, first).
 		 */
-		if (ep->fi_linked || !ep->obj.ia->shutdown_needs_link)
+		if (ep->obj.ia->close_ends_conn) {
+			ep->close_pending = 1;
+			ep->close_at = dofi_now_ns() + DOFI_CLOSE_NS;
+			dofi_progress_wake(ep->obj.ia); /* to its timers */
+		} else {
 			(void)DOFI_NOPIPE(fi_shutdown(ep->fep, 0));
+		}
 	}
 	/* sockets does not, nor tcp for a connection never made. */
 	dofi_cm_cancel_recvs(ep);
@@ -260,14 +324,15 @@ static _Thread_local int dofi_cm_rtu_reading;
 void dofi_cm_rtu_complete(dofi_op_t *op, int err)
 {
 	dofi_ep_t *ep = op->ep;
+	int recv = op->type == DOFI_OP_RTU_RECV || op->type == DOFI_OP_ACC_RECV;
 
 	if (err != 0 && err != FI_ECANCELED)
 		dof_info(DOFI_LOG, "EP %p: internal %s: %s", (void *)ep,
-		         op->type == DOFI_OP_RTU_RECV ? "receive" : "send",
-		         fi_strerror(err));
-	if (op->type != DOFI_OP_RTU_RECV)
-		return; /* the active side's send: nothing waits for it */
-	atomic_store(&ep->rtu_done,
+		         recv ? "receive" : "send", fi_strerror(err));
+	if (!recv)
+		return; /* a send: nothing waits for it */
+	atomic_store(op->type == DOFI_OP_RTU_RECV ? &ep->rtu_done
+	                                          : &ep->acc_done,
 	             err == 0 ? DOFI_RTU_ARRIVED : DOFI_RTU_FAILED);
 	/*
 	 * Whoever read it may not hold ia->lock: the CM acts on it (unless
@@ -381,6 +446,88 @@ static void dofi_cm_rtu_settle_all(dofi_ia_t *ia)
 	}
 }
 
+/*
+ * Whether a passive EP of ia other than ep, accepted for ep's peer host,
+ * waits for its RTU: fi_accept has sent the accept, so the requester may
+ * have sent the RTU already (FI_CONNECTED may still be unread). ia->lock
+ * held.
+ */
+static int dofi_cm_rtu_due(dofi_ia_t *ia, const dofi_ep_t *ep)
+{
+	dofi_list_t *e;
+
+	for (e = ia->objs[DOFI_OBJ_EP].next; e != &ia->objs[DOFI_OBJ_EP];
+	     e = e->next) {
+		const dofi_ep_t *o = dofi_container_of(e, dofi_ep_t, obj.link);
+
+		if (o != ep && o->rtu == DOFI_RTU_WAIT &&
+		    atomic_load(&o->state) == DAT_EP_STATE_COMPLETION_PENDING &&
+		    o->remote_addr.sin_addr.s_addr ==
+		            ep->remote_addr.sin_addr.s_addr)
+			return 1;
+	}
+	return 0;
+}
+
+/* The peer ended a connection that was up. ia->lock held. */
+static void dofi_cm_peer_end(dofi_ep_t *ep)
+{
+	ep->shutdown_sent = 1; /* the peer's; nothing to send */
+	/*
+	 * A transfer failed first: the fabric tore it down. tcp queues the
+	 * failed completion with the FI_SHUTDOWN, which may be read first:
+	 * read the EP's completions now.
+	 */
+	if (ep->recv_evd != NULL)
+		dofi_evd_flush_cq(ep->recv_evd, 1);
+	if (ep->req_evd != NULL && ep->req_evd != ep->recv_evd)
+		dofi_evd_flush_cq(ep->req_evd, 1);
+	dofi_cm_down(ep,
+	             ep->dto_error ? DAT_CONNECTION_EVENT_BROKEN
+	                           : DAT_CONNECTION_EVENT_DISCONNECTED,
+	             NULL, 0);
+}
+
+/*
+ * Whether an end of ours may close the endpoint now (ia->accept_late):
+ * not while the passive side's fi_accept may still run, or its CM would
+ * lose the end. Its accepted message says it has returned; without one
+ * within DOFI_ACC_NS, or once the receive failed, go ahead. Reads the
+ * receive CQ itself, as dofi_cm_rtu_arrived does. ia->lock held.
+ */
+static int dofi_cm_acc_settled(dofi_ep_t *ep, uint64_t now)
+{
+	int late;
+
+	if (!ep->acc || ep->acc_deadline == 0 || ep->fep == NULL)
+		return 1; /* nothing asked, or FI_CONNECTED not seen yet */
+	late = now >= ep->acc_deadline;
+	if (atomic_load(&ep->acc_done) == DOFI_RTU_PENDING &&
+	    ep->recv_evd != NULL)
+		dofi_evd_flush_cq(ep->recv_evd, late);
+	if (atomic_load(&ep->acc_done) == DOFI_RTU_PENDING && !late)
+		return 0;
+	if (atomic_load(&ep->acc_done) != DOFI_RTU_ARRIVED)
+		dof_info(DOFI_LOG, "EP %p: no accepted message from the peer "
+		                   "(%s); closing all the same",
+		         (void *)ep,
+		         late ? "not in time" : "the receive failed");
+	else
+		dof_debug(DOFI_LOG, "EP %p: the peer's accepted message is in",
+		          (void *)ep);
+	ep->acc = 0;
+	return 1;
+}
+
+/* The same, waiting for it (EP reset or free). ia->lock held. */
+static void dofi_cm_acc_wait(dofi_ep_t *ep)
+{
+	const struct timespec nap = {0, 200000};
+
+	while (!dofi_cm_acc_settled(ep, dofi_now_ns()))
+		(void)nanosleep(&nap, NULL);
+}
+
 /* ---- active side --------------------------------------------------------------- */
 
 static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
@@ -425,6 +572,10 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 	}
 	memcpy(info->dest_addr, &dest, sizeof(dest));
 	info->dest_addrlen = sizeof(dest);
+	/* The accepted message needs a receive CQ that we can read. */
+	ep->acc = ia->accept_late && ep->recv_evd != NULL &&
+	          ep->recv_evd->cq != NULL;
+	ep->acc_deadline = 0;
 	if (dofi_ep_open_fep(ep, info) != DOF_OK) {
 		fi_freeinfo(info);
 		pthread_mutex_unlock(&ia->lock);
@@ -442,7 +593,9 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 			       : dofi_now_ns() + (uint64_t)timeout * 1000;
 	atomic_store(&ep->state, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
 	/* We can always send the RTU (fi_inject needs no EVD): offer it. */
-	len = dofi_cm_pack(cm, DOFI_CM_REQ, DOFI_CM_F_RTU, pdata, plen, ep);
+	len = dofi_cm_pack(cm, DOFI_CM_REQ,
+	                   DOFI_CM_F_RTU | (ep->acc ? DOFI_CM_F_ACCEPTED : 0),
+	                   pdata, plen, ep);
 	rc = DOFI_NOPIPE(fi_connect(ep->fep, &dest, cm, len));
 	if (rc != 0) {
 		/* sockets refuses synchronously: still an event. */
@@ -669,6 +822,26 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 		} else if (s == DAT_EP_STATE_COMPLETION_PENDING &&
 		           ep->rtu == DOFI_RTU_WAIT) {
 			dofi_cm_rtu_check(ep, now);
+		}
+		/* A peer's end held for the RTUs due (dofi_cm_shutdown). */
+		if (ep->peer_end_at != 0 &&
+		    (now >= ep->peer_end_at || !dofi_cm_rtu_due(ia, ep))) {
+			ep->peer_end_at = 0;
+			s = atomic_load(&ep->state);
+			if (s == DAT_EP_STATE_CONNECTED ||
+			    s == DAT_EP_STATE_DISCONNECT_PENDING)
+				dofi_cm_peer_end(ep);
+		}
+		/* Our end, once what was in flight is settled. */
+		if (ep->close_pending && ep->deadline == 0 &&
+		    now >= ep->close_at &&
+		    atomic_load(&ep->state) == DAT_EP_STATE_DISCONNECTED &&
+		    dofi_cm_acc_settled(ep, now)) {
+			dof_debug(DOFI_LOG, "EP %p: closing the endpoint ends "
+			                    "the connection",
+			          (void *)ep);
+			ep->close_pending = 0;
+			dofi_cm_close_fep(ep);
 		}
 	}
 	pthread_mutex_unlock(&ia->lock);
@@ -1125,6 +1298,7 @@ static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
 	cr->rdma_in = ((const unsigned char *)data)[4];
 	cr->rdma_out = ((const unsigned char *)data)[5];
 	cr->rtu = (flags & DOFI_CM_F_RTU) != 0;
+	cr->acc = (flags & DOFI_CM_F_ACCEPTED) != 0;
 	if (info->dest_addr != NULL && info->dest_addrlen >= sizeof(cr->remote_addr) &&
 	    ((struct sockaddr *)info->dest_addr)->sa_family == AF_INET) {
 		memcpy(&cr->remote_addr, info->dest_addr,
@@ -1215,7 +1389,7 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 	dofi_ep_t *ep;
 	DAT_EP_STATE s;
 	size_t len;
-	int rc;
+	int rc, acc;
 
 	if (cr == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
@@ -1277,6 +1451,7 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 	                  ? DOFI_RTU_WAIT
 	                  : DOFI_RTU_NONE;
 	ep->rtu_connected = 0;
+	ep->acc = 0; /* the requester waits for it, not we */
 	if (dofi_ep_open_fep(ep, info) != DOF_OK) {
 		ep->rtu = DOFI_RTU_NONE;
 		cr->info = info;
@@ -1292,11 +1467,18 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 	ep->deadline =
 	        ep->rtu == DOFI_RTU_WAIT ? dofi_now_ns() + DOFI_RTU_NS : 0;
 	atomic_store(&ep->state, DAT_EP_STATE_COMPLETION_PENDING);
+	acc = cr->acc;
 	len = dofi_cm_pack(cm, DOFI_CM_REP,
-	                   ep->rtu == DOFI_RTU_WAIT ? DOFI_CM_F_RTU : 0, pdata,
-	                   plen, ep);
+	                   (ep->rtu == DOFI_RTU_WAIT ? DOFI_CM_F_RTU : 0) |
+	                           (acc ? DOFI_CM_F_ACCEPTED : 0),
+	                   pdata, plen, ep);
 	rc = DOFI_NOPIPE(fi_accept(ep->fep, cm, len));
-	ep->fi_linked = rc == 0;
+	/* Our first message, before ESTABLISHED lets the consumer send. */
+	if (rc == 0 && acc &&
+	    dofi_dto_send_internal(ep, &ep->acc_op, DOFI_OP_ACC_SEND) != DOF_OK)
+		dof_info(DOFI_LOG, "EP %p: the accepted message cannot be "
+		                   "sent; the requester waits for it in vain",
+		         (void *)ep);
 	if (cr->ep == ep)
 		cr->ep = NULL;
 	ep->cr = NULL;
@@ -1442,7 +1624,6 @@ static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
 	DAT_EP_STATE s = atomic_load(&ep->state);
 	uint8_t type, flags;
 
-	ep->fi_linked = 1;
 	if (s == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
 		type = dofi_cm_unpack(data, len, &pdata, &plen, &flags);
 		if (type != DOFI_CM_REP) {
@@ -1454,12 +1635,25 @@ static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
 				     NULL, 0);
 			return;
 		}
+		if (ep->acc && (flags & DOFI_CM_F_ACCEPTED)) {
+			ep->acc_deadline = dofi_now_ns() + DOFI_ACC_NS;
+		} else if (ep->acc) {
+			/*
+			 * The peer sends none: take the receive back before
+			 * the RTU lets the peer send (a peer without the RTU
+			 * may have sent already; its first message is lost).
+			 */
+			ep->acc = 0;
+			if (atomic_load(&ep->acc_op.posted))
+				(void)fi_cancel(&ep->fep->fid, &ep->acc_op);
+		}
 		/*
 		 * The RTU goes before ESTABLISHED, so before any DTO of the
 		 * consumer's (they need the Connected state).
 		 */
 		if ((flags & DOFI_CM_F_RTU) &&
-		    dofi_dto_send_rtu(ep) != DOF_OK) {
+		    dofi_dto_send_internal(ep, &ep->rtu_op, DOFI_OP_RTU_SEND) !=
+		            DOF_OK) {
 			dof_warn(DOFI_LOG,
 			         "EP %p: the ready-to-use message "
 			         "cannot be sent; disconnecting",
@@ -1489,24 +1683,25 @@ static void dofi_cm_shutdown(dofi_ep_t *ep)
 {
 	dof_debug(DOFI_LOG, "EP %p: FI_SHUTDOWN in state %d", (void *)ep,
 		  (int)atomic_load(&ep->state));
+	ep->acc = 0; /* the peer's end: ours cannot be lost any more */
 	dofi_cm_rtu_settle(ep);
 	switch (atomic_load(&ep->state)) {
 	case DAT_EP_STATE_CONNECTED:
 	case DAT_EP_STATE_DISCONNECT_PENDING:
-		ep->shutdown_sent = 1; /* the peer's; nothing to send */
 		/*
-		 * A transfer failed first: the fabric tore it down. tcp
-		 * queues the failed completion with the FI_SHUTDOWN, which
-		 * may be read first: read the EP's completions now.
+		 * The peer may have sent an RTU on another connection before
+		 * it ended this one (it took both connections, then left
+		 * this): the RTU travels on that connection, this end on
+		 * the CM's, and the end often comes first. Report the end
+		 * after those ESTABLISHED, as the peer did things, unless
+		 * the RTUs take longer than DOFI_ORDER_NS
+		 * (dofi_cm_check_timers).
 		 */
-		if (ep->recv_evd != NULL)
-			dofi_evd_flush_cq(ep->recv_evd, 1);
-		if (ep->req_evd != NULL && ep->req_evd != ep->recv_evd)
-			dofi_evd_flush_cq(ep->req_evd, 1);
-		dofi_cm_down(ep,
-			     ep->dto_error ? DAT_CONNECTION_EVENT_BROKEN
-					   : DAT_CONNECTION_EVENT_DISCONNECTED,
-			     NULL, 0);
+		if (dofi_cm_rtu_due(ep->obj.ia, ep)) {
+			ep->peer_end_at = dofi_now_ns() + DOFI_ORDER_NS;
+			break;
+		}
+		dofi_cm_peer_end(ep);
 		break;
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
 		ep->shutdown_sent = 1;
@@ -1535,6 +1730,7 @@ static void dofi_cm_error(dofi_ia_t *ia, const struct fi_eq_err_entry *err)
 			  err->err);
 		return;
 	}
+	ep->acc = 0;
 	dofi_cm_rtu_settle(ep);
 	switch (atomic_load(&ep->state)) {
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
@@ -1692,26 +1888,13 @@ void dofi_cm_ep_teardown(dofi_ep_t *ep)
 			ep->sp->ep = NULL;
 		ep->sp = NULL;
 	}
-	if (ep->fep != NULL) {
-		/*
-		 * Completions of this EP, before its contexts go: any op
-		 * libfabric holds (its close cancels them), or one a flush
-		 * reported ahead of libfabric. Otherwise none is in a CQ.
-		 */
-		int stale = ep->cq_stale ||
-		            atomic_load(&ep->rtu_op.posted) ||
-		            dofi_pool_used(&ep->recv_pool) > 0 ||
-		            dofi_pool_used(&ep->req_pool) > 0;
-
-		dofi_ep_close_fep(ep);
-		if (stale && ep->recv_evd != NULL)
-			dofi_evd_flush_cq(ep->recv_evd, 1);
-		if (stale && ep->req_evd != NULL &&
-		    ep->req_evd != ep->recv_evd)
-			dofi_evd_flush_cq(ep->req_evd, 1);
-		ep->cq_stale = 0;
-	}
+	/* The end may be ours, maybe the first (EP free when connected). */
+	dofi_cm_acc_wait(ep);
+	dofi_cm_close_fep(ep);
 	ep->shutdown_sent = 0;
+	ep->close_pending = 0;
+	ep->peer_end_at = 0;
+	ep->acc = 0;
 	ep->deadline = 0;
 	ep->held_event = 0;
 	ep->graceful = 0;

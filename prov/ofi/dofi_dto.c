@@ -537,7 +537,7 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	return DAT_SUCCESS;
 }
 
-/* ---- the RTU's internal operations -----------------------------------------
+/* ---- internal operations (RTU, accepted message) -----------------------
  */
 
 /*
@@ -546,15 +546,16 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
  * consumer receive can reach libfabric ahead of it (matching is in posting
  * order on MSG endpoints: it takes the peer's first message).
  */
-dof_status_t dofi_dto_post_rtu_recv(dofi_ep_t *ep, struct fid_ep *fep)
+dof_status_t dofi_dto_post_internal_recv(dofi_ep_t *ep, struct fid_ep *fep,
+                                         dofi_op_t *op, uint8_t type)
 {
-	dofi_op_t *op = &ep->rtu_op;
 	ssize_t rc;
 	int tries;
 
-	op->type = DOFI_OP_RTU_RECV;
+	op->type = type;
 	op->len = 0;
-	atomic_store(&ep->rtu_done, DOFI_RTU_PENDING);
+	atomic_store(type == DOFI_OP_RTU_RECV ? &ep->rtu_done : &ep->acc_done,
+	             DOFI_RTU_PENDING);
 	atomic_store(&op->posted, 1);
 	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
 		rc = fi_recv(fep, NULL, 0, NULL, 0, op);
@@ -571,13 +572,14 @@ dof_status_t dofi_dto_post_rtu_recv(dofi_ep_t *ep, struct fid_ep *fep)
 }
 
 /*
- * The active side's first message. fi_inject needs no context and makes no
- * completion; where the provider refuses it, a send with our internal op
- * as context, whose completion the conversion retires.
+ * A side's first message (the RTU, the accepted message). fi_inject needs
+ * no context and makes no completion; where the provider refuses it, a
+ * send with our internal op as context, whose completion the conversion
+ * retires.
  */
-dof_status_t dofi_dto_send_rtu(dofi_ep_t *ep)
+dof_status_t dofi_dto_send_internal(dofi_ep_t *ep, dofi_op_t *op,
+                                    uint8_t type)
 {
-	dofi_op_t *op = &ep->rtu_op;
 	ssize_t rc;
 	int tries;
 
@@ -588,12 +590,13 @@ dof_status_t dofi_dto_send_rtu(dofi_ep_t *ep)
 	}
 	if (rc == 0)
 		return DOF_OK;
-	dof_debug(DOFI_LOG, "EP %p: fi_inject of the RTU: %s; sending it",
+	dof_debug(DOFI_LOG, "EP %p: fi_inject of an internal message: %s; "
+	                    "sending it",
 	          (void *)ep, fi_strerror((int)-rc));
 	if (ep->req_evd == NULL || ep->req_evd->cq == NULL ||
 	    atomic_load(&op->posted))
 		return DOF_ERR_IO; /* its completion would go unread */
-	op->type = DOFI_OP_RTU_SEND;
+	op->type = type;
 	op->len = 0;
 	atomic_store(&op->posted, 1);
 	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
@@ -603,8 +606,8 @@ dof_status_t dofi_dto_send_rtu(dofi_ep_t *ep)
 	}
 	if (rc != 0) {
 		atomic_store(&op->posted, 0);
-		dof_info(DOFI_LOG, "EP %p: sending the RTU: %s", (void *)ep,
-		         fi_strerror((int)-rc));
+		dof_info(DOFI_LOG, "EP %p: sending an internal message: %s",
+		         (void *)ep, fi_strerror((int)-rc));
 		return DOF_ERR_IO;
 	}
 	return DOF_OK;

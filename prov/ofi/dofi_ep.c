@@ -221,6 +221,7 @@ dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,
 	ep->req_evd = req;
 	ep->conn_evd = conn;
 	ep->rtu_op.ep = ep;
+	ep->acc_op.ep = ep;
 	atomic_store(&ep->state, DAT_EP_STATE_UNCONNECTED);
 	ep->local_addr = ia->addr;
 	if (dofi_ep_alloc_pools(ep) != DOF_OK)
@@ -685,6 +686,7 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 				info->rx_attr->size =
 					(size_t)ep->attr.max_recv_dtos;
 			ep->rtu = DOFI_RTU_NONE;
+			ep->acc = 0;
 			rc = DOFI_NOPIPE(fi_endpoint(dom->domain, info, &fep, ep));
 		}
 		if (rc != 0) {
@@ -726,13 +728,18 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 	ep->tx_cq = tx;
 	ep->rx_cq = rx;
 	/*
-	 * The RTU's internal receive first of all (the passive side asks
-	 * for it, dofi_cr_accept); the consumer's receives can reach
-	 * libfabric only once ep->fep is set. Without it, no RTU.
+	 * The internal receive first of all: the RTU's (the passive side
+	 * asks for it, dofi_cr_accept) or the accepted message's (the
+	 * active side, dofi_cm_connect); the consumer's receives can reach
+	 * libfabric only once ep->fep is set. Without it, neither.
 	 */
 	if (ep->rtu == DOFI_RTU_WAIT &&
-	    dofi_dto_post_rtu_recv(ep, fep) != DOF_OK)
+	    dofi_dto_post_internal_recv(ep, fep, &ep->rtu_op,
+	                                DOFI_OP_RTU_RECV) != DOF_OK)
 		ep->rtu = DOFI_RTU_NONE;
+	if (ep->acc && dofi_dto_post_internal_recv(ep, fep, &ep->acc_op,
+	                                           DOFI_OP_ACC_RECV) != DOF_OK)
+		ep->acc = 0;
 	ep->fep = fep;
 	return dofi_dto_replay_recvs(ep);
 }
@@ -746,7 +753,6 @@ void dofi_ep_close_fep(dofi_ep_t *ep)
 	if (ep->obj.ia->eq_keeps_closed)
 		dofi_ep_tomb_add(ep->obj.ia, &ep->fep->fid);
 	ep->fep = NULL;
-	ep->fi_linked = 0;
 	ep->tx_cq = ep->rx_cq = NULL;
 	if (ep->info != NULL) {
 		fi_freeinfo(ep->info);

@@ -392,12 +392,13 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		strcmp(info->fabric_attr->prov_name, "sockets") == 0;
 	ia->trunc_ends_conn = strcmp(info->fabric_attr->prov_name, "tcp") == 0;
 	ia->write_flags = dofi_write_flags(info->fabric_attr->prov_name);
-	ia->shutdown_needs_link =
+	ia->close_ends_conn =
 		strcmp(info->fabric_attr->prov_name, "sockets") == 0;
 	ia->eq_keeps_closed =
 		strcmp(info->fabric_attr->prov_name, "tcp") != 0 &&
 		strcmp(info->fabric_attr->prov_name, "verbs") != 0;
 	dofi_nopipe_need(info->fabric_attr->prov_name);
+	ia->accept_late = strcmp(info->fabric_attr->prov_name, "sockets") == 0;
 
 	rc = DOFI_NOPIPE(fi_fabric(info->fabric_attr, &ia->fabric, NULL));
 	if (rc != 0)

@@ -139,7 +139,8 @@ static void *dofi_progress_main(void *arg)
 			dofi_ep_t *ep = dofi_container_of(e, dofi_ep_t,
 							  obj.link);
 
-			timers = ep->deadline != 0 ||
+			timers = ep->deadline != 0 || ep->close_pending ||
+			         ep->peer_end_at != 0 ||
 			         atomic_load(&ep->break_pending);
 		}
 		for (e = ia->objs[DOFI_OBJ_EVD].next;
