@@ -107,6 +107,10 @@ void bench_usage(const struct bench_opts *o, const char *desc, unsigned tests)
 	        "FI_WAIT_NONE)\n"
 	        "  --raw-thread=safe  raw: FI_THREAD_SAFE (default "
 	        "FI_THREAD_DOMAIN)\n"
+	        "  --raw-write=delivery  raw: RDMA writes complete once the "
+	        "target has them\n"
+	        "                  (FI_DELIVERY_COMPLETE, what DAT gives on "
+	        "tcp; default transmit)\n"
 	        "  --mem-poll      DAT write ping-pong: wait on memory only, "
 	        "no DAT call\n"
 	        "  --detail        after each row, a '#detail' line with full "
@@ -191,6 +195,7 @@ enum {
 	BENCH_LOPT_MEMPOLL,
 	BENCH_LOPT_RAW_WAIT,
 	BENCH_LOPT_RAW_THREAD,
+	BENCH_LOPT_RAW_WRITE,
 	BENCH_LOPT_DETAIL,
 	BENCH_LOPT_LOOPBACK,
 };
@@ -203,6 +208,7 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 	        {"mem-poll", no_argument, NULL, BENCH_LOPT_MEMPOLL},
 	        {"raw-wait", required_argument, NULL, BENCH_LOPT_RAW_WAIT},
 	        {"raw-thread", required_argument, NULL, BENCH_LOPT_RAW_THREAD},
+	        {"raw-write", required_argument, NULL, BENCH_LOPT_RAW_WRITE},
 	        {"detail", no_argument, NULL, BENCH_LOPT_DETAIL},
 	        {"loopback", no_argument, NULL, BENCH_LOPT_LOOPBACK},
 	        {"help", no_argument, NULL, 'h'},
@@ -287,6 +293,14 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 				o->raw_wait_fd = true;
 			else if (strcmp(optarg, "none") == 0)
 				o->raw_wait_fd = false;
+			else
+				goto bad;
+			break;
+		case BENCH_LOPT_RAW_WRITE:
+			if (strcmp(optarg, "delivery") == 0)
+				o->raw_delivery = true;
+			else if (strcmp(optarg, "transmit") == 0)
+				o->raw_delivery = false;
 			else
 				goto bad;
 			break;

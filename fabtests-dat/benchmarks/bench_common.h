@@ -67,6 +67,7 @@ struct bench_opts {
 	bool loopback;        /* --loopback: both sides in this process */
 	bool raw_wait_fd;     /* --raw-wait=fd */
 	bool raw_thread_safe; /* --raw-thread=safe */
+	bool raw_delivery;    /* --raw-write=delivery */
 };
 
 /* One completion, whichever layer produced it. */

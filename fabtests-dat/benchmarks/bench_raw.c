@@ -22,6 +22,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <sys/uio.h>
 
 #include "bench_common.h"
 
@@ -464,10 +465,25 @@ static int raw_post_write(struct bench_conn *conn, struct bench_mr *mr,
                           size_t off, size_t len, uint64_t raddr, uint64_t rkey,
                           uint64_t ctx)
 {
+	struct iovec iov = {(char *)mr->buf + off, len};
+	struct fi_rma_iov rma = {raddr, len, rkey};
+	struct fi_msg_rma msg = {
+	        .msg_iov = &iov,
+	        .desc = &mr->desc,
+	        .iov_count = 1,
+	        .rma_iov = &rma,
+	        .rma_iov_count = 1,
+	        .context = (void *)(uintptr_t)ctx,
+	};
 	ssize_t ret;
 
-	ret = fi_write(conn->ep, (char *)mr->buf + off, len, mr->desc, 0, raddr,
-	               rkey, (void *)(uintptr_t)ctx);
+	/* What DAT asks for on tcp (DAPL_OFI_WRITE_COMPLETION=delivery). */
+	if (conn->ctx->opts->raw_delivery)
+		ret = fi_writemsg(conn->ep, &msg,
+		                  FI_COMPLETION | FI_DELIVERY_COMPLETE);
+	else
+		ret = fi_write(conn->ep, (char *)mr->buf + off, len, mr->desc,
+		               0, raddr, rkey, (void *)(uintptr_t)ctx);
 	if (ret) {
 		RAW_ERR("fi_write", ret);
 		return -EIO;
