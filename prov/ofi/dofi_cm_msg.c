@@ -239,6 +239,15 @@ static void dofi_cm_flush_requests(dofi_ep_t *ep)
 	}
 }
 
+/* Move everything the EP's CQs hold into its EVDs. ia->lock held. */
+static void dofi_cm_read_cqs(dofi_ep_t *ep)
+{
+	if (ep->recv_evd != NULL)
+		dofi_evd_flush_cq(ep->recv_evd, 1);
+	if (ep->req_evd != NULL && ep->req_evd != ep->recv_evd)
+		dofi_evd_flush_cq(ep->req_evd, 1);
+}
+
 /*
  * Close the EP's libfabric endpoint and move what its CQs still hold into
  * the EVDs: nothing may name its ops once the EP is gone. ia->lock held.
@@ -260,12 +269,8 @@ static void dofi_cm_close_fep(dofi_ep_t *ep)
 	        dofi_pool_used(&ep->req_pool) > 0;
 	dofi_ep_close_fep(ep);
 	ep->cq_stale = 0;
-	if (!stale)
-		return;
-	if (ep->recv_evd != NULL)
-		dofi_evd_flush_cq(ep->recv_evd, 1);
-	if (ep->req_evd != NULL && ep->req_evd != ep->recv_evd)
-		dofi_evd_flush_cq(ep->req_evd, 1);
+	if (stale)
+		dofi_cm_read_cqs(ep);
 }
 
 /* End a connection (attempt) locally. ia->lock held. */
@@ -478,10 +483,7 @@ static void dofi_cm_peer_end(dofi_ep_t *ep)
 	 * failed completion with the FI_SHUTDOWN, which may be read first:
 	 * read the EP's completions now.
 	 */
-	if (ep->recv_evd != NULL)
-		dofi_evd_flush_cq(ep->recv_evd, 1);
-	if (ep->req_evd != NULL && ep->req_evd != ep->recv_evd)
-		dofi_evd_flush_cq(ep->req_evd, 1);
+	dofi_cm_read_cqs(ep);
 	dofi_cm_down(ep,
 	             ep->dto_error ? DAT_CONNECTION_EVENT_BROKEN
 	                           : DAT_CONNECTION_EVENT_DISCONNECTED,
