@@ -547,7 +547,7 @@ uint64_t dofi_now_ns(void);
 void dofi_nopipe_begin(sigset_t *old);
 void dofi_nopipe_end(const sigset_t *old);
 /* Set once an IA opens on a provider not known to write with
- * MSG_NOSIGNAL (dofi_nopipe_need); tcp and verbs never raise SIGPIPE. */
+ * MSG_NOSIGNAL (dofi_nopipe_need); tcp, verbs and efa never raise SIGPIPE. */
 extern _Atomic int dofi_nopipe_on;
 void dofi_nopipe_need(const char *prov_name);
 #define DOFI_NOPIPE(call)                                                    \
