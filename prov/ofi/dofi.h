@@ -234,6 +234,8 @@ typedef struct dofi_evd {
 	dofi_cno_t *cno;
 	_Atomic int nref; /* EPs, PSPs, RSPs using it */
 	_Atomic int polled; /* the consumer read the CQ since last look */
+	/* Empty dequeues, with no progress thread (dofi_evd_dequeue). */
+	_Atomic unsigned idle_polls;
 } dofi_evd_t;
 
 /* The EVD's CQs in other domains, safe without a lock (never removed). */
@@ -496,11 +498,22 @@ typedef struct dofi_ia {
 	/* progress */
 	dofi_progress_mode_t progress_mode;
 	pthread_t progress_thread;
-	int progress_running;
+	int progress_running; /* the thread runs; atomic accesses */
+	/*
+	 * auto on a fabric that progresses data only when called: the thread
+	 * starts when first needed (dofi_progress_need); 0 not yet asked,
+	 * 1 asked (started, or failed to and left to the consumer).
+	 */
+	int progress_lazy;
+	_Atomic int progress_asked;
+	dofi_list_t progress_link; /* among the process's IAs */
 	int stop_fd;
 	/* A consumer polled a CR or connection EVD since the thread's last
 	 * look: it reads the EQ itself. */
 	_Atomic int cm_polled;
+	/* With no progress thread, an RTU was read off a CQ: the CM has to
+	 * act on it at the next dequeue (dofi_evd_dequeue). */
+	_Atomic int cm_due;
 	pthread_mutex_t eq_lock; /* one EQ reader at a time */
 } dofi_ia_t;
 
@@ -766,6 +779,16 @@ void dofi_cm_rtu_complete(dofi_op_t *op, int err);
 /* dofi_progress.c */
 dof_status_t dofi_progress_start(dofi_ia_t *ia);
 void dofi_progress_stop(dofi_ia_t *ia);
+/*
+ * Something only a thread can serve from now on (why: for the log):
+ * start it if the IA waited to (auto mode). Any lock may be held.
+ */
+void dofi_progress_need(dofi_ia_t *ia, const char *why);
+/* No progress thread runs: the consumer's calls drive everything. */
+static inline int dofi_progress_off(const dofi_ia_t *ia)
+{
+	return !__atomic_load_n(&ia->progress_running, __ATOMIC_ACQUIRE);
+}
 /* An fd the progress thread should watch (CQ of an EVD); -1 ignored. */
 void dofi_progress_watch(dofi_ia_t *ia, int fd, void *ptr);
 /* Make the progress thread look at the IA again now. */

@@ -343,8 +343,11 @@ void dofi_cm_rtu_complete(dofi_op_t *op, int err)
 	 * Whoever read it may not hold ia->lock: the CM acts on it (unless
 	 * the reader is the CM's own RTU check, which acts on it next).
 	 */
-	if (err == 0 && !dofi_cm_rtu_reading)
+	if (err == 0 && !dofi_cm_rtu_reading) {
+		if (dofi_progress_off(ep->obj.ia))
+			atomic_store(&ep->obj.ia->cm_due, 1);
 		dofi_progress_wake(ep->obj.ia);
+	}
 }
 
 /* The passive side is connected. ia->lock held. */
@@ -1862,7 +1865,7 @@ void dofi_cm_progress(dofi_ia_t *ia)
 	 * With no progress thread, whoever waits for connection events
 	 * also moves data, so that a peer's disconnect is seen.
 	 */
-	if (ia->progress_mode == DOFI_PROGRESS_NONE) {
+	if (dofi_progress_off(ia)) {
 		dofi_list_t *e;
 
 		for (e = ia->objs[DOFI_OBJ_EVD].next;

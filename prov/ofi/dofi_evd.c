@@ -606,6 +606,21 @@ static int dofi_evd_dequeue_xcq(dofi_evd_t *evd, DAT_EVENT *event)
 	return 0;
 }
 
+/*
+ * With no progress thread, a dequeue that took an RTU lets the CM act on
+ * it before handing out the next event (the requester's first message,
+ * say): the EP is connected by the time the consumer sees that.
+ */
+static void dofi_evd_cm_due(dofi_evd_t *evd)
+{
+	dofi_ia_t *ia = evd->obj.ia;
+
+	if (dofi_unlikely(atomic_load_explicit(&ia->cm_due,
+					       memory_order_relaxed)) &&
+	    atomic_exchange(&ia->cm_due, 0))
+		dofi_cm_progress(ia);
+}
+
 DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 {
 	dofi_evd_t *evd = dofi_obj_fast(h, DOFI_OBJ_EVD);
@@ -640,7 +655,9 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 		if (n == 1) {
 			if (dofi_dto_complete(&entry, event, evd) == 0)
 				return DAT_SUCCESS;
-			continue; /* suppressed */
+			/* Suppressed, or an internal message. */
+			dofi_evd_cm_due(evd);
+			continue;
 		}
 		if (n == -FI_EAVAIL) {
 			struct fi_cq_err_entry err;
@@ -672,6 +689,23 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 		dofi_cm_progress(ia);
 		if (dofi_ring_take(evd, event))
 			return DAT_SUCCESS;
+	} else if (dofi_progress_off(evd->obj.ia)) {
+		/*
+		 * No progress thread: every 64th empty poll reads the
+		 * connection events and checks the timers too, so that a
+		 * consumer polling only for data still gets connected (its
+		 * connect, an RTU) and sees a peer's end.
+		 */
+		unsigned n = atomic_load_explicit(&evd->idle_polls,
+						  memory_order_relaxed) + 1;
+
+		atomic_store_explicit(&evd->idle_polls, n,
+				      memory_order_relaxed);
+		if (n % 64 == 0) {
+			dofi_cm_progress(evd->obj.ia);
+			if (dofi_ring_take(evd, event))
+				return DAT_SUCCESS;
+		}
 	}
 	/*
 	 * Without the error class bit: consumers (OFED's dtest -p among
@@ -746,7 +780,7 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms)
 		if (nap)
 			slice = 1; /* no fd, or entries unread: short naps */
 	}
-	if (ia->progress_mode == DOFI_PROGRESS_NONE)
+	if (dofi_progress_off(ia))
 		slice = DOFI_WAIT_SLICE_MS;
 	if (ms >= 0 && (slice < 0 || ms < slice))
 		slice = ms;
@@ -812,7 +846,7 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 			ret = DAT_ERROR(DAT_ABORT, 0);
 			break;
 		}
-		if (evd->obj.ia->progress_mode == DOFI_PROGRESS_NONE ||
+		if (dofi_progress_off(evd->obj.ia) ||
 		    (evd->flags &
 		     (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG)))
 			dofi_cm_progress(evd->obj.ia);
@@ -879,6 +913,8 @@ DAT_RETURN dofi_cno_create(DAT_IA_HANDLE h, DAT_OS_WAIT_PROXY_AGENT agent,
 	}
 	pthread_mutex_init(&cno->lock, NULL);
 	cno->agent = agent;
+	/* A CNO notifies (its fd, its agent) with no call of the consumer's. */
+	dofi_progress_need(ia, "a CNO");
 	*out = (DAT_CNO_HANDLE)cno;
 	return DAT_SUCCESS;
 }
@@ -1068,7 +1104,7 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
 			ret = DAT_SUCCESS;
 			break;
 		}
-		if (cno->obj.ia->progress_mode == DOFI_PROGRESS_NONE)
+		if (dofi_progress_off(cno->obj.ia))
 			dofi_cm_progress(cno->obj.ia);
 		ms = dofi_ms_left(deadline);
 		if (ms == 0) {

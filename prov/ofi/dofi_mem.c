@@ -185,6 +185,12 @@ static int dofi_mr_reg(dofi_ia_t *ia, dofi_pz_t *pz, uintptr_t addr, size_t len,
 		access |= FI_REMOTE_WRITE;
 	/* Local DTOs go through our own checks; keep the MR usable. */
 	access |= FI_SEND | FI_RECV | FI_READ | FI_WRITE;
+	/*
+	 * A peer may read or write this memory while the consumer only
+	 * polls it (or computes): libfabric must make progress without it.
+	 */
+	if (access & (FI_REMOTE_READ | FI_REMOTE_WRITE))
+		dofi_progress_need(ia, "memory open to RDMA");
 	if (!ia->prov_key)
 		key = atomic_fetch_add(&ia->key_next, 1) + 1;
 	rc = fi_mr_reg(pz->dom->domain, (void *)addr, len ? len : 1, access, 0,

@@ -15,7 +15,11 @@
  * polled since the last look is left alone: the consumer drives it.
  * hwloc binds the thread near the NIC when the domain names one.
  *
- * DAPL_OFI_PROGRESS=auto (default) | thread | none.
+ * DAPL_OFI_PROGRESS=auto (default) | thread | none. auto starts the
+ * thread at IA open where libfabric progresses data itself (sockets: the
+ * thread reads the EQ and keeps the timers), and elsewhere only once the
+ * consumer needs progress with no call of its own (dofi_progress_need);
+ * until then every wait and poll drives the fabric, as with none.
  */
 #include "config.h"
 
@@ -229,37 +233,107 @@ static void *dofi_progress_main(void *arg)
 	return NULL;
 }
 
-dof_status_t dofi_progress_start(dofi_ia_t *ia)
+static dof_status_t dofi_progress_launch(dofi_ia_t *ia)
 {
-	int rc;
+	int efd, rc;
 
-	if (ia->progress_mode == DOFI_PROGRESS_NONE) {
-		dof_info(DOFI_LOG, "progress: none (DAPL_OFI_PROGRESS=none): "
-				   "the consumer's calls drive the fabric");
-		return DOF_OK;
-	}
-	ia->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (ia->stop_fd < 0)
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (efd < 0)
 		return DOF_ERR_IO;
-	ia->progress_running = 1;
+	__atomic_store_n(&ia->stop_fd, efd, __ATOMIC_RELEASE);
+	__atomic_store_n(&ia->progress_running, 1, __ATOMIC_RELEASE);
 	/* Ours for good: SIGPIPE blocked (see DOFI_NOPIPE), inherited. */
 	rc = DOFI_NOPIPE(pthread_create(&ia->progress_thread, NULL,
 					dofi_progress_main, ia));
 	if (rc != 0) {
 		dof_warn(DOFI_LOG, "progress thread: %s", strerror(rc));
-		ia->progress_running = 0;
-		close(ia->stop_fd);
-		ia->stop_fd = -1;
+		__atomic_store_n(&ia->progress_running, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&ia->stop_fd, -1, __ATOMIC_RELEASE);
+		close(efd);
 		return DOF_ERR_IO;
 	}
 	return DOF_OK;
+}
+
+/*
+ * The process's open IAs. A consumer's wait drives its own IA only: once
+ * a second IA is open, a wait on one would leave the other (its connect
+ * say) without progress, so every IA gets its thread.
+ */
+static pthread_mutex_t dofi_progress_ias_lock = PTHREAD_MUTEX_INITIALIZER;
+static dofi_list_t dofi_progress_ias = {&dofi_progress_ias,
+					&dofi_progress_ias};
+
+static void dofi_progress_enlist(dofi_ia_t *ia)
+{
+	dofi_list_t *e;
+
+	pthread_mutex_lock(&dofi_progress_ias_lock);
+	dofi_list_add_tail(&dofi_progress_ias, &ia->progress_link);
+	if (dofi_progress_ias.next->next != &dofi_progress_ias)
+		for (e = dofi_progress_ias.next; e != &dofi_progress_ias;
+		     e = e->next)
+			dofi_progress_need(dofi_container_of(e, dofi_ia_t,
+							     progress_link),
+					   "another IA in the process");
+	pthread_mutex_unlock(&dofi_progress_ias_lock);
+}
+
+dof_status_t dofi_progress_start(dofi_ia_t *ia)
+{
+	if (ia->progress_mode == DOFI_PROGRESS_NONE) {
+		dof_info(DOFI_LOG, "progress: none (DAPL_OFI_PROGRESS=none): "
+				   "the consumer's calls drive the fabric");
+		return DOF_OK;
+	}
+	/*
+	 * auto, on a fabric that moves data only when called: a consumer
+	 * that sends, receives and connects drives all of it through its
+	 * own calls, and a thread would only tax each of them (a second
+	 * thread makes glibc and the kernel take atomics on every system
+	 * call and malloc). The thread starts once something needs
+	 * progress with no call of the consumer's: memory a peer may read
+	 * or write (an RDMA target may only poll memory), or a CNO.
+	 */
+	if (ia->progress_mode == DOFI_PROGRESS_AUTO && !ia->auto_progress) {
+		ia->progress_lazy = 1;
+		dof_info(DOFI_LOG, "progress: thread started when first "
+				   "needed (remote access memory, a CNO, a "
+				   "second IA)");
+	} else if (dofi_progress_launch(ia) != DOF_OK) {
+		return DOF_ERR_IO;
+	}
+	dofi_progress_enlist(ia);
+	return DOF_OK;
+}
+
+void dofi_progress_need(dofi_ia_t *ia, const char *why)
+{
+	int expected = 0;
+
+	if (!ia->progress_lazy ||
+	    !atomic_compare_exchange_strong(&ia->progress_asked, &expected, 1))
+		return;
+	if (dofi_progress_launch(ia) == DOF_OK)
+		dof_info(DOFI_LOG, "progress: thread started for %s", why);
+	else
+		dof_warn(DOFI_LOG, "progress: no thread for %s; the "
+				   "consumer's calls drive the fabric",
+			 why);
 }
 
 void dofi_progress_stop(dofi_ia_t *ia)
 {
 	uint64_t one = 1;
 
-	if (!ia->progress_running)
+	pthread_mutex_lock(&dofi_progress_ias_lock);
+	if (ia->progress_link.next != NULL) {
+		dofi_list_del(&ia->progress_link);
+		ia->progress_link.next = NULL;
+	}
+	pthread_mutex_unlock(&dofi_progress_ias_lock);
+
+	if (!__atomic_load_n(&ia->progress_running, __ATOMIC_ACQUIRE))
 		return;
 	__atomic_store_n(&ia->progress_running, 0, __ATOMIC_RELEASE);
 	if (write(ia->stop_fd, &one, sizeof(one)) < 0)
@@ -273,7 +347,9 @@ void dofi_progress_wake(dofi_ia_t *ia)
 {
 	uint64_t one = 1;
 
-	if (ia->stop_fd >= 0 && write(ia->stop_fd, &one, sizeof(one)) < 0)
+	int fd = __atomic_load_n(&ia->stop_fd, __ATOMIC_ACQUIRE);
+
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
 		dof_debug(DOFI_LOG, "progress wake: %s", strerror(errno));
 }
 
