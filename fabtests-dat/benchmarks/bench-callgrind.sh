@@ -29,7 +29,8 @@
 # Only the thread that runs bench_drive is counted: a provider's progress
 # thread, whose work depends on time, is not (it still shows in the
 # wall-clock benchmarks). DAT is measured twice, with its progress thread
-# and with DAPL_OFI_PROGRESS=none ("layer"); the target, <= 200
+# (DAPL_OFI_PROGRESS=thread: by default a send test runs without one) and
+# with DAPL_OFI_PROGRESS=none ("layer"); the target, <= 200
 # instructions, is the DAT layer's own count, the second: with a second
 # thread in the process glibc adds cancellation bookkeeping to each of
 # libfabric's system calls, which the first figure shows.
@@ -143,6 +144,9 @@ measure() {
 	# every libfabric syscall pays once a second thread exists) is not
 	# in the count.
 	[ "$mode" = layer ] && envs=(DAPL_OFI_PROGRESS=none)
+	# With the thread, whatever the test: auto starts it only for
+	# memory open to RDMA, which a send test does not register.
+	[ "$mode" = dat ] && envs=(DAPL_OFI_PROGRESS=thread)
 
 	if [ "$loopback" = 1 ]; then
 		where=()

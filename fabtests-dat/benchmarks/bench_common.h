@@ -41,6 +41,17 @@ enum bench_test {
 	BENCH_TEST_CM,
 };
 
+/*
+ * Whether a test has peers read or write memory (RDMA write, read): only
+ * then is memory registered for remote access, in both modes. Over DAT
+ * that starts the provider's progress thread on fabrics that progress
+ * data only when called (see dapl-ofi(7)).
+ */
+static inline bool bench_test_rdma(enum bench_test t)
+{
+	return t == BENCH_TEST_WRITE || t == BENCH_TEST_READ;
+}
+
 enum bench_op {
 	BENCH_OP_SEND,
 	BENCH_OP_RECV,

@@ -257,9 +257,14 @@ static int dat_reg(struct bench_ctx *ctx, void *buf, size_t len,
 	DAT_RETURN ret;
 
 	region.for_va = buf;
+	/* Peers get access only where the test does RDMA (as --raw). */
 	ret = dat_lmr_create(st->ia, DAT_MEM_TYPE_VIRTUAL, region, len, st->pz,
-	                     DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA, &lmr, &lctx,
-	                     &rctx, &reg_len, &reg_addr);
+	                     bench_test_rdma(ctx->opts->test)
+	                             ? DAT_MEM_PRIV_ALL_FLAG
+	                             : DAT_MEM_PRIV_LOCAL_READ_FLAG |
+	                                       DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
+	                     DAT_VA_TYPE_VA, &lmr, &lctx, &rctx, &reg_len,
+	                     &reg_addr);
 	if (ret != DAT_SUCCESS) {
 		DAT_ERR("dat_lmr_create", ret);
 		return -EIO;

@@ -224,7 +224,9 @@ static int raw_reg(struct bench_ctx *ctx, void *buf, size_t len,
 
 	ret = fi_mr_reg(st->domain, buf, len,
 	                FI_SEND | FI_RECV | FI_READ | FI_WRITE |
-	                        FI_REMOTE_READ | FI_REMOTE_WRITE,
+	                        (bench_test_rdma(ctx->opts->test)
+	                                 ? FI_REMOTE_READ | FI_REMOTE_WRITE
+	                                 : 0),
 	                0, st->next_key++, 0, &fmr, NULL);
 	if (ret) {
 		RAW_ERR("fi_mr_reg", ret);
