@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,6 +339,65 @@ static void check_srq(struct ft_ia *ia)
 	}
 }
 
+/* Threads of this process: entries of /proc/self/task; -1 unknown. */
+static int count_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * dapl-ofi on tcp in its default progress mode (auto): no thread of its
+ * own until memory is opened to peers (see dapl-ofi(7)); one from then
+ * on. before: threads counted before the IA was opened.
+ */
+/* The process has want threads, after what. */
+static void expect_threads(int want, const char *what)
+{
+	int n = count_threads();
+
+	FT_CHECK(n == want,
+	         "tcp, auto progress: %d threads after %s, expected %d", n,
+	         what, want);
+}
+
+static void check_progress_thread(struct ft_ia *ia, int before)
+{
+	const char *prov = ft_provider_attr(ia, "DAT_OFI_PROVIDER");
+	const char *mode = getenv("DAPL_OFI_PROGRESS");
+	struct ft_mr local, remote;
+
+	if (prov == NULL || strcmp(prov, "tcp") != 0 || before < 0 ||
+	    (mode != NULL && *mode != '\0' && strcmp(mode, "auto") != 0))
+		return; /* other fabrics and modes start it with the IA */
+	expect_threads(before, "dat_ia_open (no progress thread until it "
+	                       "is needed)");
+	if (FT_DAT_CHECK(ft_mr_create(ia, ia->pz, 4096,
+	                              DAT_MEM_PRIV_LOCAL_READ_FLAG |
+	                                      DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
+	                              &local)) != DAT_SUCCESS)
+		return;
+	expect_threads(before, "a local-only LMR");
+	if (FT_DAT_CHECK(ft_mr_create(ia, ia->pz, 4096,
+	                              DAT_MEM_PRIV_REMOTE_WRITE_FLAG |
+	                                      DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
+	                              &remote)) == DAT_SUCCESS) {
+		expect_threads(before + 1,
+		               "an LMR open to RDMA Write (the progress thread)");
+		ft_mr_free(&remote);
+	}
+	ft_mr_free(&local);
+}
+
 static void check_two_opens(void)
 {
 	struct ft_ia a, b;
@@ -436,6 +496,7 @@ int main(int argc, char **argv)
 {
 	struct ft_ia ia;
 	DAT_BOOLEAN reg_ts = DAT_FALSE;
+	int before;
 
 	ft_init(argc, argv, "dat_ia",
 	        "registry, IA names and built-ins, IA/provider attributes, "
@@ -444,7 +505,9 @@ int main(int argc, char **argv)
 	check_registry(ft_opts.ia_name, &reg_ts);
 	check_strerror();
 
+	before = count_threads();
 	ft_ia_open(ft_opts.ia_name, &ia);
+	check_progress_thread(&ia, before);
 	ft_check_libs();
 	check_open_errors();
 	check_attrs(&ia, reg_ts);
