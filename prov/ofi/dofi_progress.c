@@ -293,7 +293,8 @@ dof_status_t dofi_progress_start(dofi_ia_t *ia)
 	 * thread makes glibc and the kernel take atomics on every system
 	 * call and malloc). The thread starts once something needs
 	 * progress with no call of the consumer's: memory a peer may read
-	 * or write (an RDMA target may only poll memory), or a CNO.
+	 * or write (an RDMA target may only poll memory), a CNO, or a
+	 * second IA in the process (dofi_progress_enlist).
 	 */
 	if (ia->progress_mode == DOFI_PROGRESS_AUTO && !ia->auto_progress) {
 		ia->progress_lazy = 1;
@@ -326,6 +327,8 @@ void dofi_progress_stop(dofi_ia_t *ia)
 {
 	uint64_t one = 1;
 
+	/* Closing: no thread starts any more (dofi_progress_need). */
+	atomic_store(&ia->progress_asked, 1);
 	pthread_mutex_lock(&dofi_progress_ias_lock);
 	if (ia->progress_link.next != NULL) {
 		dofi_list_del(&ia->progress_link);
@@ -345,9 +348,8 @@ void dofi_progress_stop(dofi_ia_t *ia)
 
 void dofi_progress_wake(dofi_ia_t *ia)
 {
-	uint64_t one = 1;
-
 	int fd = __atomic_load_n(&ia->stop_fd, __ATOMIC_ACQUIRE);
+	uint64_t one = 1;
 
 	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
 		dof_debug(DOFI_LOG, "progress wake: %s", strerror(errno));
