@@ -286,10 +286,22 @@ typedef struct dofi_op {
 #define DOFI_MAX_IOV 32
 
 /* A lock-free stack of op indices; tag defeats ABA. */
+/*
+ * Ops are set up when first handed out, not when the EP is made: an EP
+ * costs no pass over (nor zeroing of) its queue depth's ops, and scans
+ * (dofi_pool_used, flushes) stop at the last op ever used.
+ */
 typedef struct dofi_pool {
-	_Atomic uint64_t head; /* tag << 32 | index */
+	_Atomic uint64_t head; /* tag << 32 | index: ops given back */
 	dofi_op_t *ops;
 	uint32_t size;
+	_Atomic uint32_t fresh; /* ops [0, fresh) are set up */
+	pthread_mutex_t fresh_lock; /* sets up the next one */
+	/* What an op starts with: its EP, and a receive's IOV slots. */
+	struct dofi_ep *ep;
+	struct iovec *iov;
+	void **desc;
+	uint32_t niov;
 } dofi_pool_t;
 
 typedef struct dofi_cr dofi_cr_t;
@@ -705,7 +717,16 @@ DAT_RETURN dofi_ep_post_rdma_write(DAT_EP_HANDLE, DAT_COUNT,
 				   DAT_LMR_TRIPLET *, DAT_DTO_COOKIE,
 				   const DAT_RMR_TRIPLET *,
 				   DAT_COMPLETION_FLAGS);
-dof_status_t dofi_pool_init(dofi_pool_t *pool, uint32_t size);
+dof_status_t dofi_pool_init(dofi_pool_t *pool, uint32_t size,
+			    struct dofi_ep *ep, struct iovec *iov, void **desc,
+			    uint32_t niov);
+/* An op never handed out before; NULL when all have been. */
+dofi_op_t *dofi_pool_fresh(dofi_pool_t *pool);
+/* How many ops a scan of the pool has to look at. */
+static inline uint32_t dofi_pool_seen(const dofi_pool_t *pool)
+{
+	return atomic_load_explicit(&pool->fresh, memory_order_acquire);
+}
 void dofi_pool_fini(dofi_pool_t *pool);
 /* dofi_pool_get/put, dofi_lmr_lookup, dofi_dto_complete: dofi_fast.h */
 /* Ops of the pool now posted (a scan: for queries, not the data path). */

@@ -177,7 +177,7 @@ static int dofi_cm_seq_cmp(const void *a, const void *b)
 static void dofi_cm_cancel_recvs(dofi_ep_t *ep)
 {
 	dofi_op_t **ops;
-	uint32_t i, n = 0;
+	uint32_t i, n = 0, seen;
 
 	if (ep->fep == NULL)
 		return;
@@ -186,8 +186,9 @@ static void dofi_cm_cancel_recvs(dofi_ep_t *ep)
 		(void)fi_cancel(&ep->fep->fid, &ep->rtu_op);
 	if (dofi_pool_used(&ep->recv_pool) == 0)
 		return;
-	ops = malloc(ep->recv_pool.size * sizeof(*ops));
-	for (i = 0; i < ep->recv_pool.size; i++) {
+	seen = dofi_pool_seen(&ep->recv_pool);
+	ops = malloc(seen * sizeof(*ops));
+	for (i = 0; i < seen; i++) {
 		dofi_op_t *op = &ep->recv_pool.ops[i];
 
 		if (!atomic_load(&op->posted))
@@ -229,7 +230,7 @@ static void dofi_cm_flush_requests(dofi_ep_t *ep)
 	         "EP %p: %d requests still posted after the "
 	         "connection ended: flushed",
 	         (void *)ep, (int)dofi_pool_used(&ep->req_pool));
-	for (i = 0; i < ep->req_pool.size; i++) {
+	for (i = 0; i < dofi_pool_seen(&ep->req_pool); i++) {
 		dofi_op_t *op = &ep->req_pool.ops[i];
 
 		if (atomic_load(&op->posted) && atomic_exchange(&op->posted, 0)) {

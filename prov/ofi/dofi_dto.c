@@ -19,26 +19,54 @@
 
 /* ---- the op pool ---------------------------------------------------------- */
 
-dof_status_t dofi_pool_init(dofi_pool_t *pool, uint32_t size)
+dof_status_t dofi_pool_init(dofi_pool_t *pool, uint32_t size,
+			    struct dofi_ep *ep, struct iovec *iov, void **desc,
+			    uint32_t niov)
 {
-	uint32_t i;
-
 	memset(pool, 0, sizeof(*pool));
-	pool->ops = calloc(size ? size : 1, sizeof(dofi_op_t));
+	/* Not zeroed: dofi_pool_fresh sets up each op on first use. */
+	pool->ops = malloc((size ? size : 1) * sizeof(dofi_op_t));
 	if (pool->ops == NULL)
 		return DOF_ERR_NO_MEMORY;
+	pthread_mutex_init(&pool->fresh_lock, NULL);
 	pool->size = size;
-	for (i = 0; i < size; i++)
-		pool->ops[i].next = i + 1 < size ? i + 1 : DOFI_POOL_NONE;
-	atomic_store(&pool->head, size ? 0 : DOFI_POOL_NONE);
+	pool->ep = ep;
+	pool->iov = iov;
+	pool->desc = desc;
+	pool->niov = niov;
+	atomic_store(&pool->head, DOFI_POOL_NONE);
 	return DOF_OK;
+}
+
+dofi_op_t *dofi_pool_fresh(dofi_pool_t *pool)
+{
+	dofi_op_t *op = NULL;
+	uint32_t i;
+
+	pthread_mutex_lock(&pool->fresh_lock);
+	i = atomic_load_explicit(&pool->fresh, memory_order_relaxed);
+	if (i < pool->size) {
+		op = &pool->ops[i];
+		memset(op, 0, sizeof(*op));
+		op->ep = pool->ep;
+		op->next = DOFI_POOL_NONE;
+		if (pool->iov != NULL) {
+			op->iov = &pool->iov[(size_t)i * pool->niov];
+			op->desc = &pool->desc[(size_t)i * pool->niov];
+		}
+		/* Set up before scans (dofi_pool_seen) may look at it. */
+		atomic_store_explicit(&pool->fresh, i + 1,
+				      memory_order_release);
+	}
+	pthread_mutex_unlock(&pool->fresh_lock);
+	return op;
 }
 
 uint32_t dofi_pool_used(const dofi_pool_t *pool)
 {
-	uint32_t i, n = 0;
+	uint32_t i, n = 0, seen = dofi_pool_seen(pool);
 
-	for (i = 0; i < pool->size; i++)
+	for (i = 0; i < seen; i++)
 		n += atomic_load_explicit(&pool->ops[i].posted,
 					  memory_order_relaxed) != 0;
 	return n;
@@ -46,6 +74,8 @@ uint32_t dofi_pool_used(const dofi_pool_t *pool)
 
 void dofi_pool_fini(dofi_pool_t *pool)
 {
+	if (pool->ops != NULL)
+		pthread_mutex_destroy(&pool->fresh_lock);
 	free(pool->ops);
 	memset(pool, 0, sizeof(*pool));
 }

@@ -171,26 +171,18 @@ static dof_status_t dofi_ep_alloc_pools(dofi_ep_t *ep)
 	uint32_t niov = ep->attr.max_recv_iov > 0
 				? (uint32_t)ep->attr.max_recv_iov
 				: 1;
-	uint32_t i;
 
-	if (dofi_pool_init(&ep->req_pool,
-			   (uint32_t)ep->attr.max_request_dtos) != DOF_OK ||
-	    dofi_pool_init(&ep->recv_pool, nrecv) != DOF_OK)
-		goto err;
-	ep->recv_iov_block = calloc((size_t)nrecv * niov + 1,
+	/* Written by each post before libfabric reads them: not zeroed. */
+	ep->recv_iov_block = malloc(((size_t)nrecv * niov + 1) *
 				    sizeof(struct iovec));
-	ep->recv_desc_block = calloc((size_t)nrecv * niov + 1, sizeof(void *));
-	if (ep->recv_iov_block == NULL || ep->recv_desc_block == NULL)
+	ep->recv_desc_block = malloc(((size_t)nrecv * niov + 1) *
+				     sizeof(void *));
+	if (ep->recv_iov_block == NULL || ep->recv_desc_block == NULL ||
+	    dofi_pool_init(&ep->req_pool, (uint32_t)ep->attr.max_request_dtos,
+			   ep, NULL, NULL, 0) != DOF_OK ||
+	    dofi_pool_init(&ep->recv_pool, nrecv, ep, ep->recv_iov_block,
+			   ep->recv_desc_block, niov) != DOF_OK)
 		goto err;
-	for (i = 0; i < ep->req_pool.size; i++)
-		ep->req_pool.ops[i].ep = ep;
-	for (i = 0; i < nrecv; i++) {
-		dofi_op_t *op = &ep->recv_pool.ops[i];
-
-		op->ep = ep;
-		op->iov = &ep->recv_iov_block[(size_t)i * niov];
-		op->desc = &ep->recv_desc_block[(size_t)i * niov];
-	}
 	ep->pend_head = ep->pend_tail = DOFI_POOL_NONE;
 	return DOF_OK;
 err:

@@ -26,7 +26,7 @@ static inline dofi_op_t *dofi_pool_get(dofi_pool_t *pool)
 	do {
 		idx = (uint32_t)old;
 		if (dofi_unlikely(idx == DOFI_POOL_NONE))
-			return NULL;
+			return dofi_pool_fresh(pool); /* none given back */
 		new = ((old >> 32) + 1) << 32 |
 		      __atomic_load_n(&pool->ops[idx].next, __ATOMIC_RELAXED);
 	} while (!atomic_compare_exchange_weak_explicit(
