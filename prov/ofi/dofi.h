@@ -15,6 +15,7 @@
 #ifndef DOFI_H
 #define DOFI_H
 
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -224,7 +225,7 @@ typedef struct dofi_evd {
 	uint32_t head;
 	_Atomic uint32_t count;
 	struct fid_cq *cq; /* DTO and RMR streams, in the IA's domain */
-	int cq_fd;         /* -1 when the CQ has no fd wait object */
+	int cq_fd;         /* the CQ's wait fd; DOFI_CQ_POLLFD, -1 none */
 	dofi_evd_cq_t *xcq; /* CQs in other PZs' domains; usually NULL */
 	int efd;           /* eventfd: software/CM events for waiters */
 	_Atomic int waiters;
@@ -671,6 +672,19 @@ struct fid_cq *dofi_evd_cq_get(dofi_evd_t *evd, dofi_dom_t *dom);
  * of them (EP teardown, before the contexts they name are freed).
  */
 void dofi_evd_flush_cq(dofi_evd_t *evd, int all);
+/*
+ * cq_fd of a CQ with an FI_WAIT_POLLFD wait object: its fds come from
+ * FI_GETWAIT (dofi_cq_fds). libfabric's util providers (tcp, rxm, shm)
+ * then poll() their sockets instead of keeping them in an epoll set,
+ * which costs every arriving message an epoll callback (about 0.4 us of
+ * a tcp loopback ping-pong).
+ */
+#define DOFI_CQ_POLLFD (-2)
+/*
+ * Put a CQ's wait fds (fd: its cq_fd) in fds, which has room for room:
+ * how many, or -1 when it has none or they do not fit.
+ */
+int dofi_cq_fds(struct fid_cq *cq, int fd, struct pollfd *fds, int room);
 /* Drive the CQ without consuming completions (progress thread). */
 void dofi_evd_progress(dofi_evd_t *evd);
 

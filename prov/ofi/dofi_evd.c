@@ -170,20 +170,28 @@ static int dofi_evd_drain_locked(dofi_evd_t *evd, uint32_t limit)
 
 /* ---- creation ------------------------------------------------------------- */
 
-/* A CQ for an EVD in one domain; fd -1 when it has no fd wait object. */
+/*
+ * A CQ for an EVD in one domain, with the first wait object the provider
+ * takes: a poll() list (util providers), an fd (verbs, sockets), none
+ * (timed polling). *fd: its cq_fd.
+ */
 static int dofi_evd_cq_open(struct fid_domain *domain, DAT_COUNT qlen,
 			    struct fid_cq **cq, int *fd)
 {
+	static const enum fi_wait_obj waits[] = {FI_WAIT_POLLFD, FI_WAIT_FD,
+						 FI_WAIT_NONE};
 	struct fi_cq_attr attr = {
 		.size = (size_t)qlen,
 		.format = FI_CQ_FORMAT_DATA,
-		.wait_obj = FI_WAIT_FD,
 	};
-	int rc = fi_cq_open(domain, &attr, cq, NULL);
+	size_t i;
+	int rc = -FI_ENOSYS;
 
-	if (rc == -FI_ENOSYS || rc == -FI_EINVAL) {
-		attr.wait_obj = FI_WAIT_NONE; /* shm: timed polling */
+	for (i = 0; i < sizeof(waits) / sizeof(waits[0]); i++) {
+		attr.wait_obj = waits[i];
 		rc = fi_cq_open(domain, &attr, cq, NULL);
+		if (rc != -FI_ENOSYS && rc != -FI_EINVAL)
+			break;
 	}
 	if (rc != 0) {
 		dof_warn(DOFI_LOG, "fi_cq_open(%d): %s", qlen,
@@ -192,10 +200,45 @@ static int dofi_evd_cq_open(struct fid_domain *domain, DAT_COUNT qlen,
 		return rc;
 	}
 	*fd = -1;
-	if (attr.wait_obj == FI_WAIT_FD &&
-	    fi_control(&(*cq)->fid, FI_GETWAIT, fd) != 0)
+	if (attr.wait_obj == FI_WAIT_POLLFD)
+		*fd = DOFI_CQ_POLLFD;
+	else if (attr.wait_obj == FI_WAIT_FD &&
+		 fi_control(&(*cq)->fid, FI_GETWAIT, fd) != 0)
 		*fd = -1;
 	return 0;
+}
+
+int dofi_cq_fds(struct fid_cq *cq, int fd, struct pollfd *fds, int room)
+{
+	struct fi_wait_pollfd list;
+	size_t i;
+
+	if (room < 1 || fd == -1)
+		return -1;
+	if (fd >= 0) {
+		fds[0].fd = fd;
+		fds[0].events = POLLIN;
+		fds[0].revents = 0;
+		return 1;
+	}
+	list.change_index = 0;
+	list.nfds = (size_t)room;
+	list.fd = fds;
+	/* -FI_ETOOSMALL when they do not fit: timed polling then. */
+	if (fi_control(&cq->fid, FI_GETWAIT, &list) != 0 || list.nfds == 0)
+		return -1;
+	/*
+	 * The first is libfabric's own signal that the list changed: its
+	 * progress (what fi_cq_read runs) never clears it, so it would keep
+	 * every poll() awake. Left out; a change (a socket added or
+	 * removed, write interest) is seen when the list is read again:
+	 * sleeps on a list are capped at DOFI_WAIT_SLICE_MS.
+	 */
+	for (i = 1; i < list.nfds; i++) {
+		fds[i - 1] = fds[i];
+		fds[i - 1].revents = 0;
+	}
+	return (int)list.nfds - 1;
 }
 
 struct fid_cq *dofi_evd_cq_get(dofi_evd_t *evd, dofi_dom_t *dom)
@@ -728,21 +771,38 @@ static int dofi_ms_left(uint64_t deadline_ns)
 }
 
 /*
- * Put a CQ's fd in a poll set when fi_trywait says nothing sits unread.
- * 1 when the caller should nap briefly instead: entries sit unread, the
- * CQ has no fd, or the set is full.
+ * Put a CQ's fds in a poll set when fi_trywait says nothing sits unread.
+ * DOFI_ARM_NAP when the caller should nap briefly instead: entries sit
+ * unread, the CQ has no fd, or the set is full; DOFI_ARM_LIST when its
+ * fds came from a list (FI_WAIT_POLLFD), which the sleep must not
+ * outlast by much; 0 for an fd. Outcomes combine with |.
  */
+#define DOFI_ARM_NAP 1
+#define DOFI_ARM_LIST 2
+
 static int dofi_cq_arm(dofi_ia_t *ia, struct fid_cq *cq, int fd,
 		       struct pollfd *fds, int *nfds, int max)
 {
 	struct fid *f = &cq->fid;
+	int n;
 
-	if (fd < 0 || *nfds >= max || fi_trywait(ia->fabric, &f, 1) != 0)
-		return 1;
-	fds[*nfds].fd = fd;
-	fds[*nfds].events = POLLIN;
-	(*nfds)++;
-	return 0;
+	if (fd == -1 || *nfds >= max || fi_trywait(ia->fabric, &f, 1) != 0)
+		return DOFI_ARM_NAP;
+	n = dofi_cq_fds(cq, fd, &fds[*nfds], max - *nfds);
+	if (n < 0)
+		return DOFI_ARM_NAP;
+	*nfds += n;
+	return fd == DOFI_CQ_POLLFD ? DOFI_ARM_LIST : 0;
+}
+
+/* The sleep a dofi_cq_arm outcome allows (ms < 0: unbounded). */
+static int dofi_arm_slice(int arm, int ms)
+{
+	if (arm & DOFI_ARM_NAP)
+		return 1; /* no fd, or entries unread: short naps */
+	if ((arm & DOFI_ARM_LIST) && (ms < 0 || ms > DOFI_WAIT_SLICE_MS))
+		return DOFI_WAIT_SLICE_MS; /* the list may change */
+	return ms;
 }
 
 #define DOFI_BLOCK_FDS 16
@@ -777,8 +837,7 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms)
 		     x = dofi_evd_xcq_next(x))
 			nap |= dofi_cq_arm(ia, x->cq, x->fd, fds, &nfds,
 					   DOFI_BLOCK_FDS);
-		if (nap)
-			slice = 1; /* no fd, or entries unread: short naps */
+		slice = dofi_arm_slice(nap, slice);
 	}
 	if (dofi_progress_off(ia))
 		slice = DOFI_WAIT_SLICE_MS;
@@ -1008,12 +1067,12 @@ static dofi_evd_t *dofi_cno_ready(dofi_cno_t *cno, struct pollfd *fds,
 		if (ready != NULL)
 			break;
 		/* Entries sit unread: nap. CQs with no fd: timed waits. */
-		if (evd->cq != NULL && evd->cq_fd >= 0 && *nfds < max)
+		if (evd->cq != NULL && evd->cq_fd != -1 && *nfds < max)
 			*retry |= dofi_cq_arm(ia, evd->cq, evd->cq_fd, fds,
 					      nfds, max);
 		for (x = evd->cq ? dofi_evd_xcq_first(evd) : NULL; x != NULL;
 		     x = dofi_evd_xcq_next(x))
-			if (x->fd >= 0 && *nfds < max)
+			if (x->fd != -1 && *nfds < max)
 				*retry |= dofi_cq_arm(ia, x->cq, x->fd, fds,
 						      nfds, max);
 	}
@@ -1111,7 +1170,7 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
 			ret = DAT_TIMEOUT_EXPIRED;
 			break;
 		}
-		slice = retry ? 1 : DOFI_WAIT_SLICE_MS * 10;
+		slice = dofi_arm_slice(retry, DOFI_WAIT_SLICE_MS * 10);
 		if (ms >= 0 && ms < slice)
 			slice = ms;
 		if (poll(fds, (nfds_t)nfds, slice) > 0 &&

@@ -178,10 +178,16 @@ static void *dofi_progress_main(void *arg)
 			fd = evd->cq_fd;
 			x = dofi_evd_xcq_first(evd);
 			for (;;) {
-				if (fd >= 0 && nfds < DOFI_PROGRESS_MAX_FDS) {
-					fds[nfds].fd = fd;
-					fds[nfds++].events = POLLIN;
+				int n = dofi_cq_fds(cq, fd, &fds[nfds],
+						    DOFI_PROGRESS_MAX_FDS -
+							    nfds);
+
+				if (n >= 0) {
+					nfds += n;
 					fids[nfids++] = &cq->fid;
+					/* A list may change: look again. */
+					if (fd == DOFI_CQ_POLLFD)
+						timers = 1;
 				} else {
 					timers = 1; /* no fd: timed polling */
 				}
