@@ -502,6 +502,12 @@ typedef struct dofi_ia {
 	/* Closing an endpoint leaves its queued EQ events behind (sockets;
 	 * tcp and verbs remove them): closed fids become tombstones. */
 	int eq_keeps_closed;
+	/*
+	 * CQs wait on a poll() list (FI_WAIT_POLLFD) whose first entry is
+	 * libfabric's own change signal (util's pollfds: tcp). verbs lists
+	 * its one channel fd there, so it keeps FI_WAIT_FD.
+	 */
+	int cq_pollfd;
 	/* libfabric ends the connection itself after a truncated receive
 	 * (tcp); elsewhere (sockets) we do, as InfiniBand would. */
 	int trunc_ends_conn;
@@ -673,11 +679,11 @@ struct fid_cq *dofi_evd_cq_get(dofi_evd_t *evd, dofi_dom_t *dom);
  */
 void dofi_evd_flush_cq(dofi_evd_t *evd, int all);
 /*
- * cq_fd of a CQ with an FI_WAIT_POLLFD wait object: its fds come from
- * FI_GETWAIT (dofi_cq_fds). libfabric's util providers (tcp, rxm, shm)
- * then poll() their sockets instead of keeping them in an epoll set,
- * which costs every arriving message an epoll callback (about 0.4 us of
- * a tcp loopback ping-pong).
+ * cq_fd of a CQ with an FI_WAIT_POLLFD wait object (dofi_ia_t.cq_pollfd):
+ * its fds come from FI_GETWAIT (dofi_cq_fds). tcp then poll()s its
+ * sockets instead of keeping them in an epoll set, which costs every
+ * arriving message an epoll callback (about 0.4 us of a loopback
+ * ping-pong).
  */
 #define DOFI_CQ_POLLFD (-2)
 /*

@@ -171,12 +171,12 @@ static int dofi_evd_drain_locked(dofi_evd_t *evd, uint32_t limit)
 /* ---- creation ------------------------------------------------------------- */
 
 /*
- * A CQ for an EVD in one domain, with the first wait object the provider
- * takes: a poll() list (util providers), an fd (verbs, sockets), none
- * (timed polling). *fd: its cq_fd.
+ * A CQ for an EVD in one of ia's domains, with the first wait object the
+ * provider takes: a poll() list (where ia->cq_pollfd), an fd, none (shm:
+ * timed polling). *fd: its cq_fd.
  */
-static int dofi_evd_cq_open(struct fid_domain *domain, DAT_COUNT qlen,
-			    struct fid_cq **cq, int *fd)
+static int dofi_evd_cq_open(dofi_ia_t *ia, struct fid_domain *domain,
+			    DAT_COUNT qlen, struct fid_cq **cq, int *fd)
 {
 	static const enum fi_wait_obj waits[] = {FI_WAIT_POLLFD, FI_WAIT_FD,
 						 FI_WAIT_NONE};
@@ -187,7 +187,8 @@ static int dofi_evd_cq_open(struct fid_domain *domain, DAT_COUNT qlen,
 	size_t i;
 	int rc = -FI_ENOSYS;
 
-	for (i = 0; i < sizeof(waits) / sizeof(waits[0]); i++) {
+	for (i = ia->cq_pollfd ? 0 : 1; i < sizeof(waits) / sizeof(waits[0]);
+	     i++) {
 		attr.wait_obj = waits[i];
 		rc = fi_cq_open(domain, &attr, cq, NULL);
 		if (rc != -FI_ENOSYS && rc != -FI_EINVAL)
@@ -254,7 +255,8 @@ struct fid_cq *dofi_evd_cq_get(dofi_evd_t *evd, dofi_dom_t *dom)
 	if (x == NULL)
 		return NULL;
 	x->dom = dom;
-	if (dofi_evd_cq_open(dom->domain, evd->qlen, &x->cq, &x->fd) != 0) {
+	if (dofi_evd_cq_open(evd->obj.ia, dom->domain, evd->qlen, &x->cq,
+			     &x->fd) != 0) {
 		free(x);
 		return NULL;
 	}
@@ -286,7 +288,7 @@ dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
 	if (evd->ring == NULL || evd->efd < 0)
 		goto err;
 	if (flags & DAT_EVD_DTO_FLAG) {
-		if (dofi_evd_cq_open(ia->dom0.domain, qlen, &evd->cq,
+		if (dofi_evd_cq_open(ia, ia->dom0.domain, qlen, &evd->cq,
 				     &evd->cq_fd) != 0)
 			goto err;
 		dofi_progress_watch(ia, evd->cq_fd, evd);

@@ -394,6 +394,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	ia->write_flags = dofi_write_flags(info->fabric_attr->prov_name);
 	ia->close_ends_conn =
 		strcmp(info->fabric_attr->prov_name, "sockets") == 0;
+	ia->cq_pollfd = strcmp(info->fabric_attr->prov_name, "tcp") == 0;
 	ia->eq_keeps_closed =
 		strcmp(info->fabric_attr->prov_name, "tcp") != 0 &&
 		strcmp(info->fabric_attr->prov_name, "verbs") != 0;
