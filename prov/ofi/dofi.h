@@ -508,6 +508,8 @@ typedef struct dofi_ia {
 	 * its one channel fd there, so it keeps FI_WAIT_FD.
 	 */
 	int cq_pollfd;
+	/* What dat_ep_connect opens endpoints with (dofi_cm_connect). */
+	struct fi_info *conn_info;
 	/* libfabric ends the connection itself after a truncated receive
 	 * (tcp); elsewhere (sockets) we do, as InfiniBand would. */
 	int trunc_ends_conn;

@@ -561,33 +561,42 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 		return DAT_ERROR(DAT_INVALID_STATE,
 				 DAT_INVALID_STATE_EP_NOTREADY);
 	}
-	info = fi_dupinfo(ia->info);
-	if (info == NULL) {
-		pthread_mutex_unlock(&ia->lock);
-		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
+	/*
+	 * One fi_info serves every connect of the IA (under ia->lock):
+	 * libfabric copies what it needs in fi_endpoint.
+	 */
+	if (ia->conn_info == NULL) {
+		info = fi_dupinfo(ia->info);
+		if (info != NULL) {
+			free(info->dest_addr);
+			info->dest_addr = malloc(sizeof(dest));
+			if (info->dest_addr == NULL) {
+				fi_freeinfo(info);
+				info = NULL;
+			}
+		}
+		if (info == NULL) {
+			pthread_mutex_unlock(&ia->lock);
+			return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+					 DAT_RESOURCE_MEMORY);
+		}
+		ia->conn_info = info;
 	}
+	info = ia->conn_info;
 	dest.sin_port = htons(dofi_cm_port(qual));
-	free(info->dest_addr);
-	info->dest_addr = malloc(sizeof(dest));
-	if (info->dest_addr == NULL) {
-		fi_freeinfo(info);
-		pthread_mutex_unlock(&ia->lock);
-		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
-	}
 	memcpy(info->dest_addr, &dest, sizeof(dest));
 	info->dest_addrlen = sizeof(dest);
+	/* The provider's queue sizes, unless this EP sets its own. */
+	info->tx_attr->size = ia->info->tx_attr->size;
+	info->rx_attr->size = ia->info->rx_attr->size;
 	/* The accepted message needs a receive CQ that we can read. */
 	ep->acc = ia->accept_late && ep->recv_evd != NULL &&
 	          ep->recv_evd->cq != NULL;
 	ep->acc_deadline = 0;
 	if (dofi_ep_open_fep(ep, info) != DOF_OK) {
-		fi_freeinfo(info);
 		pthread_mutex_unlock(&ia->lock);
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	}
-	ep->info = info;
 	ep->shutdown_sent = 0;
 	ep->rtu = DOFI_RTU_NONE;
 	ep->remote_addr = dest;

@@ -477,6 +477,8 @@ err_close:
 	dofi_dom_close(&ia->dom0);
 	if (ia->fabric)
 		fi_close(&ia->fabric->fid);
+	if (ia->conn_info != NULL)
+		fi_freeinfo(ia->conn_info);
 	fi_freeinfo(ia->info);
 	pthread_mutex_destroy(&ia->eq_lock);
 	pthread_mutex_destroy(&ia->lock);
@@ -603,6 +605,8 @@ DAT_RETURN dofi_ia_close(DAT_IA_HANDLE h, DAT_CLOSE_FLAGS flags)
 	}
 	dofi_dom_close(&ia->dom0);
 	fi_close(&ia->fabric->fid);
+	if (ia->conn_info != NULL)
+		fi_freeinfo(ia->conn_info);
 	fi_freeinfo(ia->info);
 	{
 		unsigned i;
