@@ -841,7 +841,8 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms)
 					   DOFI_BLOCK_FDS);
 		slice = dofi_arm_slice(nap, slice);
 	}
-	if (dofi_progress_off(ia))
+	/* No thread: come back for the connection events and timers. */
+	if (dofi_progress_off(ia) && (slice < 0 || slice > DOFI_WAIT_SLICE_MS))
 		slice = DOFI_WAIT_SLICE_MS;
 	if (ms >= 0 && (slice < 0 || ms < slice))
 		slice = ms;
