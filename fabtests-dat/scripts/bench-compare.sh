@@ -206,7 +206,8 @@ compare() {
 	done
 	show_libs "$work/$name.dat.0.err"
 	awk -v prog="$prog" -v args=" $* " -f - "$work/$name.dat" "$work/$name.raw" <<'EOF'
-function median(list,    n, a, i, j, t) {
+# Split list into a[1..n], lowest first; returns n.
+function sortv(list, a,    n, i, j, t) {
 	n = split(list, a, " ")
 	for (i = 2; i <= n; i++) {
 		t = a[i]
@@ -214,9 +215,22 @@ function median(list,    n, a, i, j, t) {
 			a[j + 1] = a[j]
 		a[j + 1] = t
 	}
+	return n
+}
+function median(list,    n, a) {
+	n = sortv(list, a)
 	if (n % 2)
 		return a[(n + 1) / 2]
 	return (a[n / 2] + a[n / 2 + 1]) / 2
+}
+# Every run's figure, lowest first: loopback TCP bandwidth often falls in
+# one of two states per connection, which a median alone hides.
+function runs(list,    n, a, i, out) {
+	n = sortv(list, a)
+	out = ""
+	for (i = 1; i <= n; i++)
+		out = out sprintf(" %.0f", a[i])
+	return out
 }
 FNR == 1 { mode = (FILENAME ~ /\.dat$/) ? "dat" : "raw" }
 {
@@ -275,6 +289,9 @@ END {
 			rm = median(rate["raw", s])
 			printf "%-8d %11.2f %11.2f %8.3f %11.4f %11.4f %8.3f\n", s,
 				db, rb, db / rb, dm, rm, dm / rm
+			if (s >= 65536)
+				printf "  runs, MB/s: DAT%s; raw%s\n",
+					runs(bw["dat", s]), runs(bw["raw", s])
 			if (s >= 65536)
 				target(sprintf("%s bandwidth at %d bytes", test, s),
 					db / rb, ">=", 0.97)
