@@ -17,6 +17,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "shared.h"
@@ -555,6 +556,42 @@ static void check_post_errors(struct pair *p, struct ft_mr *src,
 	                 "posted");
 }
 
+/* CPU time this process has used, in microseconds. */
+static uint64_t cpu_us(void)
+{
+	struct rusage u;
+
+	if (getrusage(RUSAGE_SELF, &u) != 0)
+		return 0;
+	return (uint64_t)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000000 +
+	       (uint64_t)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+/*
+ * A wait with nothing to come sleeps: a connected EP's EVD waited on for
+ * 300 ms times out having used a small part of that in CPU (the wait and
+ * any progress thread together), not spun on a wait object that stays
+ * readable.
+ */
+static void check_idle_wait(struct pair *p)
+{
+	uint64_t t0 = ft_now_us(), c0 = cpu_us(), wall, cpu;
+	DAT_EVENT ev;
+	DAT_RETURN ret;
+
+	ret = ft_wait(p->rx.recv_evd, 300000, &ev);
+	wall = ft_now_us() - t0;
+	cpu = cpu_us() - c0;
+	FT_CHECK(DAT_GET_TYPE(ret) == DAT_TIMEOUT_EXPIRED,
+	         "dat_evd_wait on an idle EVD: %s (expected "
+	         "DAT_TIMEOUT_EXPIRED)",
+	         ft_ret_str(ret));
+	FT_CHECK(cpu * 3 < wall,
+	         "an idle 300 ms dat_evd_wait used %llu us of CPU in %llu us "
+	         "(at most a third)",
+	         (unsigned long long)cpu, (unsigned long long)wall);
+}
+
 static void check_flush(void)
 {
 	struct pair p;
@@ -886,6 +923,7 @@ int main(int argc, char **argv)
 	FT_DAT_OK(ft_mr_create(&ra, ra.pz, buf, DAT_MEM_PRIV_ALL_FLAG, &dst));
 	FT_REQUIRE(pair_connect(&p), "a connected pair");
 
+	check_idle_wait(&p);
 	check_sizes(&p, &src, &dst, max_msg);
 	for (n = 1; n <= attr.max_request_iov && n <= 256;
 	     n = n < 4 ? n + 1 : n * 4) {
