@@ -696,6 +696,13 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 			return DAT_SUCCESS;
 		if (evd->cq == NULL)
 			break;
+		/*
+		 * One entry per read, as the consumer asks: on tcp each read
+		 * is also libfabric's progress. Reading several and keeping
+		 * the rest in the ring halves the reads (8-byte message rate
+		 * 1.5x) but starves the transmit pipeline: 64 KiB RDMA Writes
+		 * went from about 10 to 33 us each.
+		 */
 		n = fi_cq_read(evd->cq, &entry, 1);
 		if (n == 1) {
 			if (dofi_dto_complete(&entry, event, evd) == 0)
