@@ -286,11 +286,11 @@ typedef struct dofi_op {
 #define DOFI_POOL_NONE UINT32_MAX
 #define DOFI_MAX_IOV 32
 
-/* A lock-free stack of op indices; tag defeats ABA. */
 /*
- * Ops are set up when first handed out, not when the EP is made: an EP
- * costs no pass over (nor zeroing of) its queue depth's ops, and scans
- * (dofi_pool_used, flushes) stop at the last op ever used.
+ * A lock-free stack of op indices; tag defeats ABA. Ops are set up when
+ * first handed out, not when the EP is made: an EP costs no pass over
+ * (nor zeroing of) its queue depth's ops, and scans (dofi_pool_used,
+ * flushes) stop at the last op ever used.
  */
 typedef struct dofi_pool {
 	_Atomic uint64_t head; /* tag << 32 | index: ops given back */
@@ -525,7 +525,6 @@ typedef struct dofi_ia {
 	 * starts when first needed (dofi_progress_need); 0 not yet asked,
 	 * 1 asked (started, or failed to and left to the consumer).
 	 */
-	int progress_lazy;
 	_Atomic int progress_asked;
 	dofi_list_t progress_link; /* among the process's IAs */
 	int stop_fd;
@@ -832,7 +831,8 @@ static inline int dofi_progress_off(const dofi_ia_t *ia)
 {
 	return !__atomic_load_n(&ia->progress_running, __ATOMIC_ACQUIRE);
 }
-/* An fd the progress thread should watch (CQ of an EVD); -1 ignored. */
+/* A CQ the progress thread should watch: it wakes the thread, which
+ * reads every EVD's cq_fd again. */
 void dofi_progress_watch(dofi_ia_t *ia, int fd, void *ptr);
 /* Make the progress thread look at the IA again now. */
 void dofi_progress_wake(dofi_ia_t *ia);

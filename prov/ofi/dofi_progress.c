@@ -303,7 +303,6 @@ dof_status_t dofi_progress_start(dofi_ia_t *ia)
 	 * second IA in the process (dofi_progress_enlist).
 	 */
 	if (ia->progress_mode == DOFI_PROGRESS_AUTO && !ia->auto_progress) {
-		ia->progress_lazy = 1;
 		dof_info(DOFI_LOG, "progress: thread started when first "
 				   "needed (remote access memory, a CNO, a "
 				   "second IA)");
@@ -318,7 +317,8 @@ void dofi_progress_need(dofi_ia_t *ia, const char *why)
 {
 	int expected = 0;
 
-	if (!ia->progress_lazy ||
+	/* Only auto, where libfabric leaves progress to the caller, waits. */
+	if (ia->progress_mode != DOFI_PROGRESS_AUTO || ia->auto_progress ||
 	    !atomic_compare_exchange_strong(&ia->progress_asked, &expected, 1))
 		return;
 	if (dofi_progress_launch(ia) == DOF_OK)
