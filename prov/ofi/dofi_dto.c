@@ -211,18 +211,18 @@ static DAT_RETURN dofi_segs(dofi_ep_t *ep, DAT_COUNT nseg,
 }
 
 /*
- * One segment, the common case, checked inline. Returns 1 when it is good
- * and fills iov/desc; 0 sends the post through dofi_segs, which decides
+ * One segment, the common case, checked inline: its LMR when the segment
+ * is good, else NULL, and the post goes through dofi_segs, which decides
  * (and says why in the log).
  */
-static inline int dofi_seg1(const dofi_ep_t *ep, const DAT_LMR_TRIPLET *t,
-			    DAT_MEM_PRIV_FLAGS need, struct iovec *iov,
-			    void **desc)
+static inline const dofi_lmr_t *dofi_seg_lmr(const dofi_ep_t *ep,
+                                             const DAT_LMR_TRIPLET *t,
+                                             DAT_MEM_PRIV_FLAGS need)
 {
 	const dofi_lmr_t *lmr;
 
 	if (dofi_unlikely(t == NULL || t->segment_length == 0))
-		return 0;
+		return NULL;
 	lmr = dofi_lmr_lookup(ep->obj.ia, t->lmr_context);
 	if (dofi_unlikely(lmr == NULL || lmr->pz != ep->pz ||
 			  (lmr->priv & need) != need ||
@@ -230,6 +230,18 @@ static inline int dofi_seg1(const dofi_ep_t *ep, const DAT_LMR_TRIPLET *t,
 			  t->segment_length > lmr->length ||
 			  t->virtual_address - lmr->base >
 				  lmr->length - t->segment_length))
+		return NULL;
+	return lmr;
+}
+
+/* dofi_seg_lmr, filling iov/desc: 1 when the segment is good. */
+static inline int dofi_seg1(const dofi_ep_t *ep, const DAT_LMR_TRIPLET *t,
+                            DAT_MEM_PRIV_FLAGS need, struct iovec *iov,
+                            void **desc)
+{
+	const dofi_lmr_t *lmr = dofi_seg_lmr(ep, t, need);
+
+	if (lmr == NULL)
 		return 0;
 	iov->iov_base = (void *)(uintptr_t)t->virtual_address;
 	iov->iov_len = t->segment_length;
@@ -237,13 +249,17 @@ static inline int dofi_seg1(const dofi_ep_t *ep, const DAT_LMR_TRIPLET *t,
 	return 1;
 }
 
+/* The completion flags a post accepts. */
+#define DOFI_POST_FLAGS                                              \
+	((DAT_COMPLETION_FLAGS)(DAT_COMPLETION_SUPPRESS_FLAG |       \
+	                        DAT_COMPLETION_SOLICITED_WAIT_FLAG | \
+	                        DAT_COMPLETION_UNSIGNALLED_FLAG |    \
+	                        DAT_COMPLETION_BARRIER_FENCE_FLAG |  \
+	                        DAT_COMPLETION_EVD_THRESHOLD_FLAG))
+
 static DAT_RETURN dofi_post_flags_ok(DAT_COMPLETION_FLAGS flags)
 {
-	if (flags & ~(DAT_COMPLETION_FLAGS)(DAT_COMPLETION_SUPPRESS_FLAG |
-					    DAT_COMPLETION_SOLICITED_WAIT_FLAG |
-					    DAT_COMPLETION_UNSIGNALLED_FLAG |
-					    DAT_COMPLETION_BARRIER_FENCE_FLAG |
-					    DAT_COMPLETION_EVD_THRESHOLD_FLAG))
+	if (flags & ~DOFI_POST_FLAGS)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	return DAT_SUCCESS;
 }
@@ -268,13 +284,16 @@ static ssize_t dofi_retry_eagain(struct fid_cq *cq, ssize_t rc)
 	return rc;
 }
 
-/* Inlined into each post call, so that the type is a constant there. */
-static inline __attribute__((always_inline)) DAT_RETURN
-dofi_post_request(DAT_EP_HANDLE h, uint8_t type,
-				    DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
-				    DAT_DTO_COOKIE cookie,
-				    const DAT_RMR_TRIPLET *remote,
-				    DAT_COMPLETION_FLAGS flags)
+/*
+ * Every post the fast path (dofi_post_request) does not take: several
+ * segments, a bad argument, a full queue, libfabric's EAGAIN. It checks
+ * everything again and gives each error its DAT return and log line.
+ */
+static __attribute__((noinline)) DAT_RETURN
+dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
+                       DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
+                       const DAT_RMR_TRIPLET *remote,
+                       DAT_COMPLETION_FLAGS flags)
 {
 	dofi_ep_t *ep = dofi_obj_fast(h, DOFI_OBJ_EP);
 	struct iovec iov[DOFI_MAX_IOV];
@@ -423,6 +442,106 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type,
 	return DAT_SUCCESS;
 }
 
+/*
+ * The common post, inlined into each call so that the type is a constant:
+ * one good segment on a connected EP. Whatever else, and a post libfabric
+ * refuses, goes to dofi_post_request_slow, which decides. Locals instead
+ * of the slow path's iov arrays keep this to registers.
+ */
+static inline __attribute__((always_inline)) DAT_RETURN
+dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
+                  DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
+                  const DAT_RMR_TRIPLET *remote, DAT_COMPLETION_FLAGS flags)
+{
+	dofi_ep_t *ep = dofi_obj_fast(h, DOFI_OBJ_EP);
+	const dofi_ia_t *ia;
+	const dofi_lmr_t *lmr;
+	struct fid_ep *fep;
+	dofi_op_t *op;
+	uint64_t wflags = 0;
+	void *buf, *desc;
+	size_t len;
+	int suppress;
+	ssize_t rc;
+
+	if (dofi_unlikely(ep == NULL || nseg != 1 ||
+	                  (flags & ~DOFI_POST_FLAGS) != 0))
+		goto slow;
+	if (dofi_unlikely(
+	            atomic_load_explicit(&ep->state, memory_order_acquire) !=
+	            DAT_EP_STATE_CONNECTED))
+		goto slow;
+	fep = ep->fep;
+	if (dofi_unlikely(fep == NULL))
+		goto slow;
+	if (dofi_unlikely((type == DOFI_OP_SEND ? ep->attr.max_request_iov
+	                   : type == DOFI_OP_WRITE
+	                           ? ep->attr.max_rdma_write_iov
+	                           : ep->attr.max_rdma_read_iov) < 1))
+		goto slow;
+	/* A Read's destination needs local write: see the slow path. */
+	lmr = dofi_seg_lmr(ep, segs,
+	                   type == DOFI_OP_READ ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG
+	                                        : DAT_MEM_PRIV_NONE_FLAG);
+	if (dofi_unlikely(lmr == NULL))
+		goto slow;
+	ia = ep->obj.ia;
+	len = segs->segment_length;
+	suppress = dofi_suppress(ep, flags, 0);
+	if (type == DOFI_OP_SEND) {
+		if (dofi_unlikely(len > ia->ia_attr.max_message_size))
+			goto slow;
+	} else {
+		if (dofi_unlikely(remote == NULL ||
+		                  len > ia->ia_attr.max_rdma_size ||
+		                  len > remote->segment_length))
+			goto slow;
+		/* See dofi_post_request_slow on acknowledged writes. */
+		if (type == DOFI_OP_WRITE && !suppress)
+			wflags = ia->write_flags;
+	}
+	op = dofi_pool_get(&ep->req_pool);
+	if (dofi_unlikely(op == NULL))
+		goto slow;
+	op->cookie = cookie;
+	op->len = len;
+	op->type = type;
+	op->suppress = (uint8_t)suppress;
+	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
+	buf = (void *)(uintptr_t)segs->virtual_address;
+	desc = lmr->desc;
+	if (type == DOFI_OP_SEND) {
+		rc = fi_send(fep, buf, len, desc, 0, op);
+	} else if (type == DOFI_OP_READ) {
+		rc = fi_read(fep, buf, len, desc, 0, remote->virtual_address,
+		             remote->rmr_context, op);
+	} else if (wflags == 0) {
+		rc = fi_write(fep, buf, len, desc, 0, remote->virtual_address,
+		              remote->rmr_context, op);
+	} else {
+		struct iovec iov = {.iov_base = buf, .iov_len = len};
+		struct fi_rma_iov rma = {.addr = remote->virtual_address,
+		                         .len = len,
+		                         .key = remote->rmr_context};
+		struct fi_msg_rma msg = {.msg_iov = &iov,
+		                         .desc = &desc,
+		                         .iov_count = 1,
+		                         .rma_iov = &rma,
+		                         .rma_iov_count = 1,
+		                         .context = op};
+
+		rc = fi_writemsg(fep, &msg, FI_COMPLETION | wflags);
+	}
+	if (dofi_likely(rc == 0))
+		return DAT_SUCCESS;
+	/* Not posted: the slow path retries or reports it. */
+	atomic_store_explicit(&op->posted, 0, memory_order_relaxed);
+	dofi_pool_put(&ep->req_pool, op);
+slow:
+	return dofi_post_request_slow(h, type, nseg, segs, cookie, remote,
+	                              flags);
+}
+
 DAT_RETURN dofi_ep_post_send(DAT_EP_HANDLE h, DAT_COUNT nseg,
 			     DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
 			     DAT_COMPLETION_FLAGS flags)
@@ -474,9 +593,30 @@ static ssize_t dofi_recv_post(dofi_ep_t *ep, dofi_op_t *op)
 	return rc;
 }
 
-DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
-			     DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
-			     DAT_COMPLETION_FLAGS flags)
+/* A receive's op, its iov and desc set: the rest, and posted. */
+static inline void dofi_recv_fill(dofi_ep_t *ep, dofi_op_t *op, size_t count,
+                                  DAT_DTO_COOKIE cookie, DAT_SEG_LENGTH len,
+                                  DAT_COMPLETION_FLAGS flags)
+{
+	op->iov_count = (uint32_t)count;
+	op->cookie = cookie;
+	op->len = len;
+	op->type = DOFI_OP_RECV;
+	op->suppress = (uint8_t)dofi_suppress(ep, flags, 1);
+	/*
+	 * Posting order, for flushing. A load and a store, not a locked
+	 * add: receives posted at once by two threads have no order to
+	 * keep, and may share a number.
+	 */
+	op->seq = atomic_load_explicit(&ep->recv_seq, memory_order_relaxed);
+	atomic_store_explicit(&ep->recv_seq, op->seq + 1, memory_order_relaxed);
+	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
+}
+
+/* Every receive dofi_ep_post_recv does not take; see the slow post. */
+static __attribute__((noinline)) DAT_RETURN
+dofi_post_recv_slow(DAT_EP_HANDLE h, DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
+                    DAT_DTO_COOKIE cookie, DAT_COMPLETION_FLAGS flags)
 {
 	dofi_ep_t *ep = dofi_obj_fast(h, DOFI_OBJ_EP);
 	DAT_DTO_COMPLETION_STATUS st;
@@ -522,20 +662,7 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 					     cookie, st);
 		}
 	}
-	op->iov_count = (uint32_t)count;
-	op->cookie = cookie;
-	op->len = total;
-	op->type = DOFI_OP_RECV;
-	op->suppress = (uint8_t)dofi_suppress(ep, flags, 1);
-	/*
-	 * Posting order, for flushing. A load and a store, not a locked
-	 * add: receives posted at once by two threads have no order to
-	 * keep, and may share a number.
-	 */
-	op->seq = atomic_load_explicit(&ep->recv_seq, memory_order_relaxed);
-	atomic_store_explicit(&ep->recv_seq, op->seq + 1,
-			      memory_order_relaxed);
-	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
+	dofi_recv_fill(ep, op, count, cookie, total, flags);
 
 	if (ep->fep == NULL) {
 		dofi_ia_t *ia = ep->obj.ia;
@@ -565,6 +692,54 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 		return dofi_fi_to_dat((int)rc);
 	}
 	return DAT_SUCCESS;
+}
+
+/*
+ * The common receive: one good segment on an EP with a libfabric
+ * endpoint. The rest, and a receive libfabric refuses, go to
+ * dofi_post_recv_slow.
+ */
+DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
+                             DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
+                             DAT_COMPLETION_FLAGS flags)
+{
+	dofi_ep_t *ep = dofi_obj_fast(h, DOFI_OBJ_EP);
+	const dofi_lmr_t *lmr;
+	struct fid_ep *fep;
+	dofi_op_t *op;
+	size_t len;
+	ssize_t rc;
+
+	if (dofi_unlikely(ep == NULL || nseg != 1 ||
+	                  (flags & ~DOFI_POST_FLAGS) != 0 ||
+	                  ep->attr.max_recv_iov < 1))
+		goto slow;
+	/* Receives stay allowed while a graceful disconnect is pending. */
+	if (dofi_unlikely(
+	            atomic_load_explicit(&ep->state, memory_order_acquire) ==
+	            DAT_EP_STATE_DISCONNECTED))
+		goto slow;
+	fep = ep->fep;
+	if (dofi_unlikely(fep == NULL))
+		goto slow;
+	lmr = dofi_seg_lmr(ep, segs, DAT_MEM_PRIV_LOCAL_WRITE_FLAG);
+	if (dofi_unlikely(lmr == NULL))
+		goto slow;
+	len = segs->segment_length;
+	op = dofi_pool_get(&ep->recv_pool);
+	if (dofi_unlikely(op == NULL))
+		goto slow;
+	op->iov[0].iov_base = (void *)(uintptr_t)segs->virtual_address;
+	op->iov[0].iov_len = len;
+	op->desc[0] = lmr->desc;
+	dofi_recv_fill(ep, op, 1, cookie, len, flags);
+	rc = fi_recv(fep, op->iov[0].iov_base, len, op->desc[0], 0, op);
+	if (dofi_likely(rc == 0))
+		return DAT_SUCCESS;
+	atomic_store_explicit(&op->posted, 0, memory_order_relaxed);
+	dofi_pool_put(&ep->recv_pool, op);
+slow:
+	return dofi_post_recv_slow(h, nseg, segs, cookie, flags);
 }
 
 /* ---- internal operations (RTU, accepted message) -----------------------
