@@ -22,6 +22,12 @@
 #
 # Options:
 #   -n PAIRS    DAT/raw pairs per benchmark (default 5, at least 5)
+#   -b PAIRS    pairs for the bandwidth rows of the four targets (default
+#               11, at least PAIRS): loopback TCP settles each connection
+#               in a fast or a slow state, in both modes, where both
+#               processes spend about twice the kernel time per message;
+#               about one run in four is slow, often enough for a median
+#               of 5 to compare a slow run with a fast one
 #   -D IA       IA name (default ofi-tcp; --raw maps it to the provider)
 #   -B DIR      directory holding the benchmark programs (default:
 #               $BENCH_BINDIR, else ./fabtests-dat/benchmarks, else the
@@ -48,6 +54,7 @@
 set -u
 
 pairs=5
+bwpairs=
 ia=ofi-tcp
 bindir=${BENCH_BINDIR:-}
 port=24000
@@ -60,9 +67,10 @@ usage() {
 
 pin=1
 raw_args=()
-while getopts "n:D:B:p:T:kR:Uh" opt; do
+while getopts "n:b:D:B:p:T:kR:Uh" opt; do
 	case $opt in
 	n) pairs=$OPTARG ;;
+	b) bwpairs=$OPTARG ;;
 	D) ia=$OPTARG ;;
 	B) bindir=$OPTARG ;;
 	p) port=$OPTARG ;;
@@ -83,6 +91,10 @@ if [ "$pairs" -lt 5 ]; then
 	echo "bench-compare: at least 5 pairs (-n $pairs given)" >&2
 	exit 2
 fi
+case ${bwpairs:=11} in
+'' | *[!0-9]*) echo "bench-compare: -b wants a number" >&2; exit 2 ;;
+esac
+[ "$bwpairs" -lt "$pairs" ] && bwpairs=$pairs
 
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -z "$bindir" ]; then
@@ -184,15 +196,22 @@ show_libs() {
 	grep -h '^# lib ' "$1" 2>/dev/null | sort -u | sed 's/^# lib /  using /'
 }
 
-# compare NAME PROGRAM ARGS...: pairs of runs, then the table and targets.
+# compare [-b] NAME PROGRAM ARGS...: pairs of runs (-b: bandwidth rows'
+# count), then the table and targets.
 compare() {
-	local name=$1 prog=$2 i tag order mode
+	local name prog i tag order mode n=$pairs
+	if [ "$1" = -b ]; then
+		n=$bwpairs
+		shift
+	fi
+	name=$1
+	prog=$2
 	shift 2
 	echo
-	echo "== $prog $* ($ia, $pairs pairs${raw_args[*]:+, raw: ${raw_args[*]}}) =="
+	echo "== $prog $* ($ia, $n pairs${raw_args[*]:+, raw: ${raw_args[*]}}) =="
 	: >"$work/$name.dat"
 	: >"$work/$name.raw"
-	for ((i = 0; i < pairs; i++)); do
+	for ((i = 0; i < n; i++)); do
 		# Alternate which mode goes first, so drift hits both alike.
 		if ((i % 2 == 0)); then order="dat raw"; else order="raw dat"; fi
 		for mode in $order; do
@@ -315,9 +334,9 @@ else
 	# The four targets; iteration counts give runs of about 0.1-0.5 s.
 	compare lat dat_pingpong -t send -S 8 -I 20000 -w 1000
 	compare rate dat_bw -t send -S 8 -I 200000 -w 2000
-	compare bw64 dat_bw -t write -S 64k -I 20000 -w 200
-	compare bw1m dat_bw -t write -S 1m -I 2000 -w 20
-	compare sbw64 dat_bw -t send -S 64k -I 20000 -w 200
+	compare -b bw64 dat_bw -t write -S 64k -I 20000 -w 200
+	compare -b bw1m dat_bw -t write -S 1m -I 2000 -w 20
+	compare -b sbw64 dat_bw -t send -S 64k -I 20000 -w 200
 	compare cm dat_cm_rate -I 3000 -w 50
 fi
 
