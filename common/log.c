@@ -11,11 +11,9 @@
 dof_log_level_t dof_log_level = DOF_LOG_WARN;
 
 static const char *const dof_log_names[] = {
-	[DOF_LOG_ERROR] = "error",
-	[DOF_LOG_WARN] = "warning",
-	[DOF_LOG_INFO] = "info",
-	[DOF_LOG_DEBUG] = "debug",
-	[DOF_LOG_TRACE] = "trace",
+        [DOF_LOG_ERROR] = "error", [DOF_LOG_WARN] = "warning",
+        [DOF_LOG_INFO] = "info",   [DOF_LOG_DEBUG] = "debug",
+        [DOF_LOG_TRACE] = "trace",
 };
 
 dof_log_level_t dof_log_level_from_mask(unsigned long mask)
@@ -44,15 +42,15 @@ void dof_log_init(void)
 		mask |= strtoul(val, &end, 0);
 		if (*end != '\0')
 			fprintf(stderr,
-				"dat: warning: %s='%s' is not a number; "
-				"using the leading digits\n",
-				names[i], val);
+			        "dat: warning: %s='%s' is not a number; "
+			        "using the leading digits\n",
+			        names[i], val);
 	}
 	dof_log_level = dof_log_level_from_mask(mask);
 }
 
 void dof_log_printf(dof_log_level_t level, const char *component,
-		    const char *fmt, ...)
+                    const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;

@@ -26,7 +26,7 @@ static inline int datr_bad_obj(const void *handle)
 }
 
 static DAT_RETURN datr_invalid(const char *func, const void *handle,
-			       DAT_RETURN_SUBTYPE sub)
+                               DAT_RETURN_SUBTYPE sub)
 {
 	int want_ia = sub == DAT_INVALID_HANDLE_IA;
 
@@ -34,49 +34,49 @@ static DAT_RETURN datr_invalid(const char *func, const void *handle,
 		dof_warn(DATR_LOG, "%s: NULL handle", func);
 	else if (!want_ia && datr_handle_is_ia_index(handle))
 		dof_warn(DATR_LOG,
-			 "%s: handle %p is an IA handle where another "
-			 "object's belongs",
-			 func, handle);
+		         "%s: handle %p is an IA handle where another "
+		         "object's belongs",
+		         func, handle);
 	else if (datr_handle_is_ia_index(handle))
 		dof_warn(DATR_LOG, "%s: IA handle %lu is not open", func,
-			 (unsigned long)(uintptr_t)handle);
+		         (unsigned long)(uintptr_t)handle);
 	else
 		dof_warn(DATR_LOG,
-			 "%s: %p is not an IA handle (dat_ia_open returns a "
-			 "small integer)",
-			 func, handle);
+		         "%s: %p is not an IA handle (dat_ia_open returns a "
+		         "small integer)",
+		         func, handle);
 	return DAT_ERROR(DAT_INVALID_HANDLE, sub);
 }
 
 static DAT_RETURN datr_missing(const char *func, const DAT_PROVIDER *prov)
 {
-	dof_warn(DATR_LOG, "%s: provider %s does not implement this call",
-		 func, prov->device_name ? prov->device_name : "?");
+	dof_warn(DATR_LOG, "%s: provider %s does not implement this call", func,
+	         prov->device_name ? prov->device_name : "?");
 	return DAT_ERROR(DAT_NOT_IMPLEMENTED, 0);
 }
 
 /* Dispatch on an object handle. */
-#define DATR_OBJ_CALL(_h, _sub, _fn, ...)                                     \
-	do {                                                                   \
-		const DAT_PROVIDER *prov_;                                     \
-		if (datr_bad_obj(_h))                                          \
-			return datr_invalid(__func__, (_h), (_sub));           \
-		prov_ = datr_prov(_h);                                         \
-		if (prov_->_fn == NULL)                                        \
-			return datr_missing(__func__, prov_);                  \
-		return prov_->_fn(__VA_ARGS__);                                \
+#define DATR_OBJ_CALL(_h, _sub, _fn, ...)                            \
+	do {                                                         \
+		const DAT_PROVIDER *prov_;                           \
+		if (datr_bad_obj(_h))                                \
+			return datr_invalid(__func__, (_h), (_sub)); \
+		prov_ = datr_prov(_h);                               \
+		if (prov_->_fn == NULL)                              \
+			return datr_missing(__func__, prov_);        \
+		return prov_->_fn(__VA_ARGS__);                      \
 	} while (0)
 
 /* Dispatch on an IA handle, translated to the provider's pointer. */
-#define DATR_IA_CALL(_ia, _fn, ...)                                           \
-	do {                                                                   \
-		datr_ia_slot_t slot_;                                          \
-		if (datr_handle_lookup((_ia), &slot_) != DOF_OK)               \
-			return datr_invalid(__func__, (_ia),                   \
-					    DAT_INVALID_HANDLE_IA);            \
-		if (slot_.provider->_fn == NULL)                               \
-			return datr_missing(__func__, slot_.provider);         \
-		return slot_.provider->_fn(slot_.raw, __VA_ARGS__);            \
+#define DATR_IA_CALL(_ia, _fn, ...)                                    \
+	do {                                                           \
+		datr_ia_slot_t slot_;                                  \
+		if (datr_handle_lookup((_ia), &slot_) != DOF_OK)       \
+			return datr_invalid(__func__, (_ia),           \
+			                    DAT_INVALID_HANDLE_IA);    \
+		if (slot_.provider->_fn == NULL)                       \
+			return datr_missing(__func__, slot_.provider); \
+		return slot_.provider->_fn(slot_.raw, __VA_ARGS__);    \
 	} while (0)
 
 /*
@@ -85,7 +85,7 @@ static DAT_RETURN datr_missing(const char *func, const DAT_PROVIDER *prov)
  * NULL (logged) when the registry can tell the handle is bad.
  */
 static const DAT_PROVIDER *datr_resolve(const char *func, DAT_HANDLE handle,
-					DAT_HANDLE *raw)
+                                        DAT_HANDLE *raw)
 {
 	datr_ia_slot_t slot;
 
@@ -102,24 +102,24 @@ static const DAT_PROVIDER *datr_resolve(const char *func, DAT_HANDLE handle,
 }
 
 /* Dispatch on a generic handle. */
-#define DATR_ANY_CALL(_h, _fn, ...)                                           \
-	do {                                                                   \
-		const DAT_PROVIDER *prov_;                                     \
-		DAT_HANDLE raw_;                                               \
-		prov_ = datr_resolve(__func__, (_h), &raw_);                   \
-		if (prov_ == NULL)                                             \
-			return DAT_ERROR(DAT_INVALID_HANDLE, 0);               \
-		if (prov_->_fn == NULL)                                        \
-			return datr_missing(__func__, prov_);                  \
-		return prov_->_fn(raw_, __VA_ARGS__);                          \
+#define DATR_ANY_CALL(_h, _fn, ...)                              \
+	do {                                                     \
+		const DAT_PROVIDER *prov_;                       \
+		DAT_HANDLE raw_;                                 \
+		prov_ = datr_resolve(__func__, (_h), &raw_);     \
+		if (prov_ == NULL)                               \
+			return DAT_ERROR(DAT_INVALID_HANDLE, 0); \
+		if (prov_->_fn == NULL)                          \
+			return datr_missing(__func__, prov_);    \
+		return prov_->_fn(raw_, __VA_ARGS__);            \
 	} while (0)
 
-/* ---- IA ---------------------------------------------------------------- */
+/* ---- IA ------------------------------------------------------------------ */
 
 DAT_RETURN DAT_API dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT qlen,
-				DAT_EVD_HANDLE *async_evd,
-				DAT_IA_HANDLE *ia_handle, DAT_UINT32 major,
-				DAT_UINT32 minor, DAT_BOOLEAN thread_safety)
+                                DAT_EVD_HANDLE *async_evd,
+                                DAT_IA_HANDLE *ia_handle, DAT_UINT32 major,
+                                DAT_UINT32 minor, DAT_BOOLEAN thread_safety)
 {
 	const DAT_PROVIDER *prov;
 	datr_conf_entry_t *entry;
@@ -129,24 +129,26 @@ DAT_RETURN DAT_API dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT qlen,
 
 	if (name == NULL || memchr(name, '\0', DAT_NAME_MAX_LENGTH) == NULL) {
 		dof_warn(DATR_LOG, "dat_ia_open: IA name is NULL or longer "
-				   "than DAT_NAME_MAX_LENGTH");
+		                   "than DAT_NAME_MAX_LENGTH");
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 	}
 	if (async_evd == NULL) {
-		dof_warn(DATR_LOG, "dat_ia_open(%s): async_evd_handle pointer "
-				   "is NULL",
-			 name);
+		dof_warn(DATR_LOG,
+		         "dat_ia_open(%s): async_evd_handle pointer "
+		         "is NULL",
+		         name);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	}
 	if (ia_handle == NULL) {
 		dof_warn(DATR_LOG, "dat_ia_open(%s): ia_handle pointer is NULL",
-			 name);
+		         name);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	}
 	if (thread_safety != DAT_TRUE && thread_safety != DAT_FALSE) {
-		dof_warn(DATR_LOG, "dat_ia_open(%s): thread_safety %d is "
-				   "neither DAT_TRUE nor DAT_FALSE",
-			 name, (int)thread_safety);
+		dof_warn(DATR_LOG,
+		         "dat_ia_open(%s): thread_safety %d is "
+		         "neither DAT_TRUE nor DAT_FALSE",
+		         name, (int)thread_safety);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
 	}
 	(void)datr_registry_conf();
@@ -162,9 +164,10 @@ DAT_RETURN DAT_API dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	if (ret != DAT_SUCCESS)
 		goto err_put;
 	if (raw == NULL || datr_handle_is_ia_index(raw)) {
-		dof_error(DATR_LOG, "dat_ia_open(%s): provider returned an "
-				    "unusable IA handle %p",
-			  name, (void *)raw);
+		dof_error(DATR_LOG,
+		          "dat_ia_open(%s): provider returned an "
+		          "unusable IA handle %p",
+		          name, (void *)raw);
 		ret = DAT_ERROR(DAT_INTERNAL_ERROR, 0);
 		goto err_put;
 	}
@@ -172,11 +175,12 @@ DAT_RETURN DAT_API dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	slot.provider = prov;
 	slot.entry = entry;
 	if (datr_handle_alloc(&slot, &idx) != DOF_OK) {
-		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+		                DAT_RESOURCE_MEMORY);
 		goto err_close;
 	}
 	dof_debug(DATR_LOG, "dat_ia_open(%s) = IA %lu", name,
-		  (unsigned long)(uintptr_t)idx);
+	          (unsigned long)(uintptr_t)idx);
 	*ia_handle = idx;
 	return DAT_SUCCESS;
 
@@ -194,10 +198,12 @@ DAT_RETURN DAT_API dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 
 	if (datr_handle_lookup(ia_handle, &slot) != DOF_OK)
 		return datr_invalid(__func__, ia_handle, DAT_INVALID_HANDLE_IA);
-	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG) {
-		dof_warn(DATR_LOG, "dat_ia_close: close flags %#x are neither "
-				   "abrupt nor graceful",
-			 (unsigned)flags);
+	if (flags != DAT_CLOSE_ABRUPT_FLAG &&
+	    flags != DAT_CLOSE_GRACEFUL_FLAG) {
+		dof_warn(DATR_LOG,
+		         "dat_ia_close: close flags %#x are neither "
+		         "abrupt nor graceful",
+		         (unsigned)flags);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
 	if (slot.provider->ia_close_func == NULL)
@@ -211,24 +217,24 @@ DAT_RETURN DAT_API dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 }
 
 DAT_RETURN DAT_API dat_ia_query(DAT_IA_HANDLE ia, DAT_EVD_HANDLE *async_evd,
-				DAT_IA_ATTR_MASK ia_mask, DAT_IA_ATTR *ia_attr,
-				DAT_PROVIDER_ATTR_MASK prov_mask,
-				DAT_PROVIDER_ATTR *prov_attr)
+                                DAT_IA_ATTR_MASK ia_mask, DAT_IA_ATTR *ia_attr,
+                                DAT_PROVIDER_ATTR_MASK prov_mask,
+                                DAT_PROVIDER_ATTR *prov_attr)
 {
 	DATR_IA_CALL(ia, ia_query_func, async_evd, ia_mask, ia_attr, prov_mask,
-		     prov_attr);
+	             prov_attr);
 }
 
 /* ---- generic handles ----------------------------------------------------- */
 
 DAT_RETURN DAT_API dat_set_consumer_context(DAT_HANDLE handle,
-					    DAT_CONTEXT context)
+                                            DAT_CONTEXT context)
 {
 	DATR_ANY_CALL(handle, set_consumer_context_func, context);
 }
 
 DAT_RETURN DAT_API dat_get_consumer_context(DAT_HANDLE handle,
-					    DAT_CONTEXT *context)
+                                            DAT_CONTEXT *context)
 {
 	DATR_ANY_CALL(handle, get_consumer_context_func, context);
 }
@@ -259,24 +265,24 @@ DAT_RETURN DAT_API dat_extension_op(DAT_HANDLE handle, DAT_EXTENDED_OP op, ...)
 /* ---- CR ------------------------------------------------------------------ */
 
 DAT_RETURN DAT_API dat_cr_query(DAT_CR_HANDLE cr, DAT_CR_PARAM_MASK mask,
-				DAT_CR_PARAM *param)
+                                DAT_CR_PARAM *param)
 {
 	DATR_OBJ_CALL(cr, DAT_INVALID_HANDLE_CR, cr_query_func, cr, mask,
-		      param);
+	              param);
 }
 
 DAT_RETURN DAT_API dat_cr_accept(DAT_CR_HANDLE cr, DAT_EP_HANDLE ep,
-				 DAT_COUNT pdata_size, const DAT_PVOID pdata)
+                                 DAT_COUNT pdata_size, const DAT_PVOID pdata)
 {
 	DATR_OBJ_CALL(cr, DAT_INVALID_HANDLE_CR, cr_accept_func, cr, ep,
-		      pdata_size, pdata);
+	              pdata_size, pdata);
 }
 
 DAT_RETURN DAT_API dat_cr_reject(DAT_CR_HANDLE cr, DAT_COUNT pdata_size,
-				 const DAT_PVOID pdata)
+                                 const DAT_PVOID pdata)
 {
-	DATR_OBJ_CALL(cr, DAT_INVALID_HANDLE_CR, cr_reject_func, cr,
-		      pdata_size, pdata);
+	DATR_OBJ_CALL(cr, DAT_INVALID_HANDLE_CR, cr_reject_func, cr, pdata_size,
+	              pdata);
 }
 
 DAT_RETURN DAT_API dat_cr_handoff(DAT_CR_HANDLE cr, DAT_CONN_QUAL qual)
@@ -287,61 +293,61 @@ DAT_RETURN DAT_API dat_cr_handoff(DAT_CR_HANDLE cr, DAT_CONN_QUAL qual)
 /* ---- EVD ----------------------------------------------------------------- */
 
 DAT_RETURN DAT_API dat_evd_create(DAT_IA_HANDLE ia, DAT_COUNT qlen,
-				  DAT_CNO_HANDLE cno, DAT_EVD_FLAGS flags,
-				  DAT_EVD_HANDLE *evd)
+                                  DAT_CNO_HANDLE cno, DAT_EVD_FLAGS flags,
+                                  DAT_EVD_HANDLE *evd)
 {
 	DATR_IA_CALL(ia, evd_create_func, qlen, cno, flags, evd);
 }
 
 DAT_RETURN DAT_API dat_evd_query(DAT_EVD_HANDLE evd, DAT_EVD_PARAM_MASK mask,
-				 DAT_EVD_PARAM *param)
+                                 DAT_EVD_PARAM *param)
 {
 	DATR_OBJ_CALL(evd, DAT_INVALID_HANDLE_EVD_REQUEST, evd_query_func, evd,
-		      mask, param);
+	              mask, param);
 }
 
 DAT_RETURN DAT_API dat_evd_modify_cno(DAT_EVD_HANDLE evd, DAT_CNO_HANDLE cno)
 {
 	DATR_OBJ_CALL(evd, DAT_INVALID_HANDLE_EVD_REQUEST, evd_modify_cno_func,
-		      evd, cno);
+	              evd, cno);
 }
 
 DAT_RETURN DAT_API dat_evd_enable(DAT_EVD_HANDLE evd)
 {
 	DATR_OBJ_CALL(evd, DAT_INVALID_HANDLE_EVD_REQUEST, evd_enable_func,
-		      evd);
+	              evd);
 }
 
 DAT_RETURN DAT_API dat_evd_disable(DAT_EVD_HANDLE evd)
 {
 	DATR_OBJ_CALL(evd, DAT_INVALID_HANDLE_EVD_REQUEST, evd_disable_func,
-		      evd);
+	              evd);
 }
 
 DAT_RETURN DAT_API dat_evd_wait(DAT_EVD_HANDLE evd, DAT_TIMEOUT timeout,
-				DAT_COUNT threshold, DAT_EVENT *event,
-				DAT_COUNT *nmore)
+                                DAT_COUNT threshold, DAT_EVENT *event,
+                                DAT_COUNT *nmore)
 {
 	DATR_OBJ_CALL(evd, DAT_INVALID_HANDLE_EVD_REQUEST, evd_wait_func, evd,
-		      timeout, threshold, event, nmore);
+	              timeout, threshold, event, nmore);
 }
 
 DAT_RETURN DAT_API dat_evd_resize(DAT_EVD_HANDLE evd, DAT_COUNT qlen)
 {
 	DATR_OBJ_CALL(evd, DAT_INVALID_HANDLE_EVD_REQUEST, evd_resize_func, evd,
-		      qlen);
+	              qlen);
 }
 
 DAT_RETURN DAT_API dat_evd_post_se(DAT_EVD_HANDLE evd, const DAT_EVENT *event)
 {
 	DATR_OBJ_CALL(evd, DAT_INVALID_HANDLE_EVD_REQUEST, evd_post_se_func,
-		      evd, event);
+	              evd, event);
 }
 
 DAT_RETURN DAT_API dat_evd_dequeue(DAT_EVD_HANDLE evd, DAT_EVENT *event)
 {
 	DATR_OBJ_CALL(evd, DAT_INVALID_HANDLE_EVD_REQUEST, evd_dequeue_func,
-		      evd, event);
+	              evd, event);
 }
 
 DAT_RETURN DAT_API dat_evd_free(DAT_EVD_HANDLE evd)
@@ -352,36 +358,36 @@ DAT_RETURN DAT_API dat_evd_free(DAT_EVD_HANDLE evd)
 DAT_RETURN DAT_API dat_evd_set_unwaitable(DAT_EVD_HANDLE evd)
 {
 	DATR_OBJ_CALL(evd, DAT_INVALID_HANDLE_EVD_REQUEST,
-		      evd_set_unwaitable_func, evd);
+	              evd_set_unwaitable_func, evd);
 }
 
 DAT_RETURN DAT_API dat_evd_clear_unwaitable(DAT_EVD_HANDLE evd)
 {
 	DATR_OBJ_CALL(evd, DAT_INVALID_HANDLE_EVD_REQUEST,
-		      evd_clear_unwaitable_func, evd);
+	              evd_clear_unwaitable_func, evd);
 }
 
 /* ---- CNO ----------------------------------------------------------------- */
 
 DAT_RETURN DAT_API dat_cno_create(DAT_IA_HANDLE ia,
-				  DAT_OS_WAIT_PROXY_AGENT agent,
-				  DAT_CNO_HANDLE *cno)
+                                  DAT_OS_WAIT_PROXY_AGENT agent,
+                                  DAT_CNO_HANDLE *cno)
 {
 	DATR_IA_CALL(ia, cno_create_func, agent, cno);
 }
 
 DAT_RETURN DAT_API dat_cno_modify_agent(DAT_CNO_HANDLE cno,
-					DAT_OS_WAIT_PROXY_AGENT agent)
+                                        DAT_OS_WAIT_PROXY_AGENT agent)
 {
 	DATR_OBJ_CALL(cno, DAT_INVALID_HANDLE_CNO, cno_modify_agent_func, cno,
-		      agent);
+	              agent);
 }
 
 DAT_RETURN DAT_API dat_cno_query(DAT_CNO_HANDLE cno, DAT_CNO_PARAM_MASK mask,
-				 DAT_CNO_PARAM *param)
+                                 DAT_CNO_PARAM *param)
 {
 	DATR_OBJ_CALL(cno, DAT_INVALID_HANDLE_CNO, cno_query_func, cno, mask,
-		      param);
+	              param);
 }
 
 DAT_RETURN DAT_API dat_cno_free(DAT_CNO_HANDLE cno)
@@ -390,66 +396,62 @@ DAT_RETURN DAT_API dat_cno_free(DAT_CNO_HANDLE cno)
 }
 
 DAT_RETURN DAT_API dat_cno_wait(DAT_CNO_HANDLE cno, DAT_TIMEOUT timeout,
-				DAT_EVD_HANDLE *evd)
+                                DAT_EVD_HANDLE *evd)
 {
 	DATR_OBJ_CALL(cno, DAT_INVALID_HANDLE_CNO, cno_wait_func, cno, timeout,
-		      evd);
+	              evd);
 }
 
 /* ---- EP ------------------------------------------------------------------ */
 
 DAT_RETURN DAT_API dat_ep_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
-				 DAT_EVD_HANDLE recv_evd,
-				 DAT_EVD_HANDLE request_evd,
-				 DAT_EVD_HANDLE connect_evd,
-				 const DAT_EP_ATTR *attr, DAT_EP_HANDLE *ep)
+                                 DAT_EVD_HANDLE recv_evd,
+                                 DAT_EVD_HANDLE request_evd,
+                                 DAT_EVD_HANDLE connect_evd,
+                                 const DAT_EP_ATTR *attr, DAT_EP_HANDLE *ep)
 {
-	DATR_IA_CALL(ia, ep_create_func, pz, recv_evd, request_evd,
-		     connect_evd, attr, ep);
+	DATR_IA_CALL(ia, ep_create_func, pz, recv_evd, request_evd, connect_evd,
+	             attr, ep);
 }
 
-DAT_RETURN DAT_API dat_ep_create_with_srq(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
-					  DAT_EVD_HANDLE recv_evd,
-					  DAT_EVD_HANDLE request_evd,
-					  DAT_EVD_HANDLE connect_evd,
-					  DAT_SRQ_HANDLE srq,
-					  const DAT_EP_ATTR *attr,
-					  DAT_EP_HANDLE *ep)
+DAT_RETURN DAT_API dat_ep_create_with_srq(
+        DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz, DAT_EVD_HANDLE recv_evd,
+        DAT_EVD_HANDLE request_evd, DAT_EVD_HANDLE connect_evd,
+        DAT_SRQ_HANDLE srq, const DAT_EP_ATTR *attr, DAT_EP_HANDLE *ep)
 {
 	DATR_IA_CALL(ia, ep_create_with_srq_func, pz, recv_evd, request_evd,
-		     connect_evd, srq, attr, ep);
+	             connect_evd, srq, attr, ep);
 }
 
 DAT_RETURN DAT_API dat_ep_query(DAT_EP_HANDLE ep, DAT_EP_PARAM_MASK mask,
-				DAT_EP_PARAM *param)
+                                DAT_EP_PARAM *param)
 {
 	DATR_OBJ_CALL(ep, DAT_INVALID_HANDLE_EP, ep_query_func, ep, mask,
-		      param);
+	              param);
 }
 
 DAT_RETURN DAT_API dat_ep_modify(DAT_EP_HANDLE ep, DAT_EP_PARAM_MASK mask,
-				 const DAT_EP_PARAM *param)
+                                 const DAT_EP_PARAM *param)
 {
 	DATR_OBJ_CALL(ep, DAT_INVALID_HANDLE_EP, ep_modify_func, ep, mask,
-		      param);
+	              param);
 }
 
 DAT_RETURN DAT_API dat_ep_connect(DAT_EP_HANDLE ep, DAT_IA_ADDRESS_PTR addr,
-				  DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
-				  DAT_COUNT pdata_size, const DAT_PVOID pdata,
-				  DAT_QOS qos, DAT_CONNECT_FLAGS flags)
+                                  DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+                                  DAT_COUNT pdata_size, const DAT_PVOID pdata,
+                                  DAT_QOS qos, DAT_CONNECT_FLAGS flags)
 {
 	DATR_OBJ_CALL(ep, DAT_INVALID_HANDLE_EP, ep_connect_func, ep, addr,
-		      qual, timeout, pdata_size, pdata, qos, flags);
+	              qual, timeout, pdata_size, pdata, qos, flags);
 }
 
 DAT_RETURN DAT_API dat_ep_dup_connect(DAT_EP_HANDLE ep, DAT_EP_HANDLE dup_ep,
-				      DAT_TIMEOUT timeout,
-				      DAT_COUNT pdata_size,
-				      const DAT_PVOID pdata, DAT_QOS qos)
+                                      DAT_TIMEOUT timeout, DAT_COUNT pdata_size,
+                                      const DAT_PVOID pdata, DAT_QOS qos)
 {
 	DATR_OBJ_CALL(ep, DAT_INVALID_HANDLE_EP, ep_dup_connect_func, ep,
-		      dup_ep, timeout, pdata_size, pdata, qos);
+	              dup_ep, timeout, pdata_size, pdata, qos);
 }
 
 DAT_RETURN DAT_API dat_ep_disconnect(DAT_EP_HANDLE ep, DAT_CLOSE_FLAGS flags)
@@ -458,47 +460,47 @@ DAT_RETURN DAT_API dat_ep_disconnect(DAT_EP_HANDLE ep, DAT_CLOSE_FLAGS flags)
 }
 
 DAT_RETURN DAT_API dat_ep_post_send(DAT_EP_HANDLE ep, DAT_COUNT nseg,
-				    DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
-				    DAT_COMPLETION_FLAGS flags)
+                                    DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
+                                    DAT_COMPLETION_FLAGS flags)
 {
 	DATR_OBJ_CALL(ep, DAT_INVALID_HANDLE_EP, ep_post_send_func, ep, nseg,
-		      iov, cookie, flags);
+	              iov, cookie, flags);
 }
 
 DAT_RETURN DAT_API dat_ep_post_recv(DAT_EP_HANDLE ep, DAT_COUNT nseg,
-				    DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
-				    DAT_COMPLETION_FLAGS flags)
+                                    DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
+                                    DAT_COMPLETION_FLAGS flags)
 {
 	DATR_OBJ_CALL(ep, DAT_INVALID_HANDLE_EP, ep_post_recv_func, ep, nseg,
-		      iov, cookie, flags);
+	              iov, cookie, flags);
 }
 
 DAT_RETURN DAT_API dat_ep_post_rdma_read(DAT_EP_HANDLE ep, DAT_COUNT nseg,
-					 DAT_LMR_TRIPLET *iov,
-					 DAT_DTO_COOKIE cookie,
-					 const DAT_RMR_TRIPLET *remote,
-					 DAT_COMPLETION_FLAGS flags)
+                                         DAT_LMR_TRIPLET *iov,
+                                         DAT_DTO_COOKIE cookie,
+                                         const DAT_RMR_TRIPLET *remote,
+                                         DAT_COMPLETION_FLAGS flags)
 {
 	DATR_OBJ_CALL(ep, DAT_INVALID_HANDLE_EP, ep_post_rdma_read_func, ep,
-		      nseg, iov, cookie, remote, flags);
+	              nseg, iov, cookie, remote, flags);
 }
 
 DAT_RETURN DAT_API dat_ep_post_rdma_write(DAT_EP_HANDLE ep, DAT_COUNT nseg,
-					  DAT_LMR_TRIPLET *iov,
-					  DAT_DTO_COOKIE cookie,
-					  const DAT_RMR_TRIPLET *remote,
-					  DAT_COMPLETION_FLAGS flags)
+                                          DAT_LMR_TRIPLET *iov,
+                                          DAT_DTO_COOKIE cookie,
+                                          const DAT_RMR_TRIPLET *remote,
+                                          DAT_COMPLETION_FLAGS flags)
 {
 	DATR_OBJ_CALL(ep, DAT_INVALID_HANDLE_EP, ep_post_rdma_write_func, ep,
-		      nseg, iov, cookie, remote, flags);
+	              nseg, iov, cookie, remote, flags);
 }
 
 DAT_RETURN DAT_API dat_ep_get_status(DAT_EP_HANDLE ep, DAT_EP_STATE *state,
-				     DAT_BOOLEAN *recv_idle,
-				     DAT_BOOLEAN *request_idle)
+                                     DAT_BOOLEAN *recv_idle,
+                                     DAT_BOOLEAN *request_idle)
 {
 	DATR_OBJ_CALL(ep, DAT_INVALID_HANDLE_EP, ep_get_status_func, ep, state,
-		      recv_idle, request_idle);
+	              recv_idle, request_idle);
 }
 
 DAT_RETURN DAT_API dat_ep_free(DAT_EP_HANDLE ep)
@@ -512,38 +514,38 @@ DAT_RETURN DAT_API dat_ep_reset(DAT_EP_HANDLE ep)
 }
 
 DAT_RETURN DAT_API dat_ep_recv_query(DAT_EP_HANDLE ep, DAT_COUNT *nbufs,
-				     DAT_COUNT *bufs_alloc)
+                                     DAT_COUNT *bufs_alloc)
 {
 	DATR_OBJ_CALL(ep, DAT_INVALID_HANDLE_EP, ep_recv_query_func, ep, nbufs,
-		      bufs_alloc);
+	              bufs_alloc);
 }
 
 DAT_RETURN DAT_API dat_ep_set_watermark(DAT_EP_HANDLE ep, DAT_COUNT soft_hi,
-					DAT_COUNT hard_hi)
+                                        DAT_COUNT hard_hi)
 {
 	DATR_OBJ_CALL(ep, DAT_INVALID_HANDLE_EP, ep_set_watermark_func, ep,
-		      soft_hi, hard_hi);
+	              soft_hi, hard_hi);
 }
 
-/* ---- LMR / RMR ------------------------------------------------------------ */
+/* ---- LMR / RMR ----------------------------------------------------------- */
 
 DAT_RETURN DAT_API dat_lmr_create(DAT_IA_HANDLE ia, DAT_MEM_TYPE type,
-				  DAT_REGION_DESCRIPTION region,
-				  DAT_VLEN length, DAT_PZ_HANDLE pz,
-				  DAT_MEM_PRIV_FLAGS privs, DAT_VA_TYPE va_type,
-				  DAT_LMR_HANDLE *lmr, DAT_LMR_CONTEXT *lctx,
-				  DAT_RMR_CONTEXT *rctx, DAT_VLEN *reg_len,
-				  DAT_VADDR *reg_addr)
+                                  DAT_REGION_DESCRIPTION region,
+                                  DAT_VLEN length, DAT_PZ_HANDLE pz,
+                                  DAT_MEM_PRIV_FLAGS privs, DAT_VA_TYPE va_type,
+                                  DAT_LMR_HANDLE *lmr, DAT_LMR_CONTEXT *lctx,
+                                  DAT_RMR_CONTEXT *rctx, DAT_VLEN *reg_len,
+                                  DAT_VADDR *reg_addr)
 {
 	DATR_IA_CALL(ia, lmr_create_func, type, region, length, pz, privs,
-		     va_type, lmr, lctx, rctx, reg_len, reg_addr);
+	             va_type, lmr, lctx, rctx, reg_len, reg_addr);
 }
 
 DAT_RETURN DAT_API dat_lmr_query(DAT_LMR_HANDLE lmr, DAT_LMR_PARAM_MASK mask,
-				 DAT_LMR_PARAM *param)
+                                 DAT_LMR_PARAM *param)
 {
 	DATR_OBJ_CALL(lmr, DAT_INVALID_HANDLE_LMR, lmr_query_func, lmr, mask,
-		      param);
+	              param);
 }
 
 DAT_RETURN DAT_API dat_lmr_free(DAT_LMR_HANDLE lmr)
@@ -552,15 +554,15 @@ DAT_RETURN DAT_API dat_lmr_free(DAT_LMR_HANDLE lmr)
 }
 
 DAT_RETURN DAT_API dat_lmr_sync_rdma_read(DAT_IA_HANDLE ia,
-					  const DAT_LMR_TRIPLET *segs,
-					  DAT_VLEN nseg)
+                                          const DAT_LMR_TRIPLET *segs,
+                                          DAT_VLEN nseg)
 {
 	DATR_IA_CALL(ia, lmr_sync_rdma_read_func, segs, nseg);
 }
 
 DAT_RETURN DAT_API dat_lmr_sync_rdma_write(DAT_IA_HANDLE ia,
-					   const DAT_LMR_TRIPLET *segs,
-					   DAT_VLEN nseg)
+                                           const DAT_LMR_TRIPLET *segs,
+                                           DAT_VLEN nseg)
 {
 	DATR_IA_CALL(ia, lmr_sync_rdma_write_func, segs, nseg);
 }
@@ -571,21 +573,21 @@ DAT_RETURN DAT_API dat_rmr_create(DAT_PZ_HANDLE pz, DAT_RMR_HANDLE *rmr)
 }
 
 DAT_RETURN DAT_API dat_rmr_query(DAT_RMR_HANDLE rmr, DAT_RMR_PARAM_MASK mask,
-				 DAT_RMR_PARAM *param)
+                                 DAT_RMR_PARAM *param)
 {
 	DATR_OBJ_CALL(rmr, DAT_INVALID_HANDLE_RMR, rmr_query_func, rmr, mask,
-		      param);
+	              param);
 }
 
 DAT_RETURN DAT_API dat_rmr_bind(DAT_RMR_HANDLE rmr, DAT_LMR_HANDLE lmr,
-				const DAT_LMR_TRIPLET *triplet,
-				DAT_MEM_PRIV_FLAGS privs, DAT_VA_TYPE va_type,
-				DAT_EP_HANDLE ep, DAT_RMR_COOKIE cookie,
-				DAT_COMPLETION_FLAGS flags,
-				DAT_RMR_CONTEXT *rctx)
+                                const DAT_LMR_TRIPLET *triplet,
+                                DAT_MEM_PRIV_FLAGS privs, DAT_VA_TYPE va_type,
+                                DAT_EP_HANDLE ep, DAT_RMR_COOKIE cookie,
+                                DAT_COMPLETION_FLAGS flags,
+                                DAT_RMR_CONTEXT *rctx)
 {
 	DATR_OBJ_CALL(rmr, DAT_INVALID_HANDLE_RMR, rmr_bind_func, rmr, lmr,
-		      triplet, privs, va_type, ep, cookie, flags, rctx);
+	              triplet, privs, va_type, ep, cookie, flags, rctx);
 }
 
 DAT_RETURN DAT_API dat_rmr_free(DAT_RMR_HANDLE rmr)
@@ -593,27 +595,27 @@ DAT_RETURN DAT_API dat_rmr_free(DAT_RMR_HANDLE rmr)
 	DATR_OBJ_CALL(rmr, DAT_INVALID_HANDLE_RMR, rmr_free_func, rmr);
 }
 
-/* ---- PSP / RSP ------------------------------------------------------------ */
+/* ---- PSP / RSP ----------------------------------------------------------- */
 
 DAT_RETURN DAT_API dat_psp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL qual,
-				  DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
-				  DAT_PSP_HANDLE *psp)
+                                  DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
+                                  DAT_PSP_HANDLE *psp)
 {
 	DATR_IA_CALL(ia, psp_create_func, qual, evd, flags, psp);
 }
 
 DAT_RETURN DAT_API dat_psp_create_any(DAT_IA_HANDLE ia, DAT_CONN_QUAL *qual,
-				      DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
-				      DAT_PSP_HANDLE *psp)
+                                      DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
+                                      DAT_PSP_HANDLE *psp)
 {
 	DATR_IA_CALL(ia, psp_create_any_func, qual, evd, flags, psp);
 }
 
 DAT_RETURN DAT_API dat_psp_query(DAT_PSP_HANDLE psp, DAT_PSP_PARAM_MASK mask,
-				 DAT_PSP_PARAM *param)
+                                 DAT_PSP_PARAM *param)
 {
 	DATR_OBJ_CALL(psp, DAT_INVALID_HANDLE_PSP, psp_query_func, psp, mask,
-		      param);
+	              param);
 }
 
 DAT_RETURN DAT_API dat_psp_free(DAT_PSP_HANDLE psp)
@@ -622,17 +624,17 @@ DAT_RETURN DAT_API dat_psp_free(DAT_PSP_HANDLE psp)
 }
 
 DAT_RETURN DAT_API dat_rsp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL qual,
-				  DAT_EP_HANDLE ep, DAT_EVD_HANDLE evd,
-				  DAT_RSP_HANDLE *rsp)
+                                  DAT_EP_HANDLE ep, DAT_EVD_HANDLE evd,
+                                  DAT_RSP_HANDLE *rsp)
 {
 	DATR_IA_CALL(ia, rsp_create_func, qual, ep, evd, rsp);
 }
 
 DAT_RETURN DAT_API dat_rsp_query(DAT_RSP_HANDLE rsp, DAT_RSP_PARAM_MASK mask,
-				 DAT_RSP_PARAM *param)
+                                 DAT_RSP_PARAM *param)
 {
 	DATR_OBJ_CALL(rsp, DAT_INVALID_HANDLE_RSP, rsp_query_func, rsp, mask,
-		      param);
+	              param);
 }
 
 DAT_RETURN DAT_API dat_rsp_free(DAT_RSP_HANDLE rsp)
@@ -648,10 +650,10 @@ DAT_RETURN DAT_API dat_pz_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE *pz)
 }
 
 DAT_RETURN DAT_API dat_pz_query(DAT_PZ_HANDLE pz, DAT_PZ_PARAM_MASK mask,
-				DAT_PZ_PARAM *param)
+                                DAT_PZ_PARAM *param)
 {
 	DATR_OBJ_CALL(pz, DAT_INVALID_HANDLE_PZ, pz_query_func, pz, mask,
-		      param);
+	              param);
 }
 
 DAT_RETURN DAT_API dat_pz_free(DAT_PZ_HANDLE pz)
@@ -662,7 +664,7 @@ DAT_RETURN DAT_API dat_pz_free(DAT_PZ_HANDLE pz)
 /* ---- SRQ ----------------------------------------------------------------- */
 
 DAT_RETURN DAT_API dat_srq_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
-				  DAT_SRQ_ATTR *attr, DAT_SRQ_HANDLE *srq)
+                                  DAT_SRQ_ATTR *attr, DAT_SRQ_HANDLE *srq)
 {
 	DATR_IA_CALL(ia, srq_create_func, pz, attr, srq);
 }
@@ -673,18 +675,18 @@ DAT_RETURN DAT_API dat_srq_free(DAT_SRQ_HANDLE srq)
 }
 
 DAT_RETURN DAT_API dat_srq_post_recv(DAT_SRQ_HANDLE srq, DAT_COUNT nseg,
-				     DAT_LMR_TRIPLET *iov,
-				     DAT_DTO_COOKIE cookie)
+                                     DAT_LMR_TRIPLET *iov,
+                                     DAT_DTO_COOKIE cookie)
 {
 	DATR_OBJ_CALL(srq, DAT_INVALID_HANDLE_SRQ, srq_post_recv_func, srq,
-		      nseg, iov, cookie);
+	              nseg, iov, cookie);
 }
 
 DAT_RETURN DAT_API dat_srq_query(DAT_SRQ_HANDLE srq, DAT_SRQ_PARAM_MASK mask,
-				 DAT_SRQ_PARAM *param)
+                                 DAT_SRQ_PARAM *param)
 {
 	DATR_OBJ_CALL(srq, DAT_INVALID_HANDLE_SRQ, srq_query_func, srq, mask,
-		      param);
+	              param);
 }
 
 DAT_RETURN DAT_API dat_srq_resize(DAT_SRQ_HANDLE srq, DAT_COUNT qlen)
@@ -695,5 +697,5 @@ DAT_RETURN DAT_API dat_srq_resize(DAT_SRQ_HANDLE srq, DAT_COUNT qlen)
 DAT_RETURN DAT_API dat_srq_set_lw(DAT_SRQ_HANDLE srq, DAT_COUNT low_watermark)
 {
 	DATR_OBJ_CALL(srq, DAT_INVALID_HANDLE_SRQ, srq_set_lw_func, srq,
-		      low_watermark);
+	              low_watermark);
 }

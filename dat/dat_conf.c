@@ -26,15 +26,14 @@ enum {
 };
 
 static const char *const datr_field_names[DATR_F_COUNT] = {
-	"ia_name",	    "api_version",	"threadsafety",
-	"default",	    "lib_path",		"provider_version",
-	"ia_params",	    "platform_params",
+        "ia_name",  "api_version",      "threadsafety", "default",
+        "lib_path", "provider_version", "ia_params",    "platform_params",
 };
 
-#define datr_conf_warn(_file, _line, _field, _fmt, ...)                       \
-	dof_warn(DATR_LOG, "%s:%u: field %d (%s): " _fmt "; entry skipped",    \
-		 (_file), (_line), (_field) + 1, datr_field_names[_field],     \
-		 __VA_ARGS__)
+#define datr_conf_warn(_file, _line, _field, _fmt, ...)                     \
+	dof_warn(DATR_LOG, "%s:%u: field %d (%s): " _fmt "; entry skipped", \
+	         (_file), (_line), (_field) + 1, datr_field_names[_field],  \
+	         __VA_ARGS__)
 
 /*
  * Split a line into at most DATR_F_COUNT fields. Quotes group (and are
@@ -43,7 +42,7 @@ static const char *const datr_field_names[DATR_F_COUNT] = {
  * into buf, which is modified.
  */
 static int datr_conf_split(char *buf, const char *file, unsigned line,
-			   char *fields[DATR_F_COUNT])
+                           char *fields[DATR_F_COUNT])
 {
 	char *p = buf;
 	int n = 0;
@@ -57,9 +56,9 @@ static int datr_conf_split(char *buf, const char *file, unsigned line,
 			return n;
 		if (n == DATR_F_COUNT) {
 			dof_warn(DATR_LOG,
-				 "%s:%u: unexpected text after field 8 "
-				 "(platform_params): '%.40s'; entry skipped",
-				 file, line, p);
+			         "%s:%u: unexpected text after field 8 "
+			         "(platform_params): '%.40s'; entry skipped",
+			         file, line, p);
 			return -1;
 		}
 		if (*p == '"') {
@@ -67,17 +66,17 @@ static int datr_conf_split(char *buf, const char *file, unsigned line,
 			p = strchr(p, '"');
 			if (p == NULL) {
 				datr_conf_warn(file, line, n,
-					       "unterminated quote at '%.40s'",
-					       start - 1);
+				               "unterminated quote at '%.40s'",
+				               start - 1);
 				return -1;
 			}
 			*p++ = '\0';
 			if (*p != '\0' && !isspace((unsigned char)*p) &&
 			    *p != '#') {
 				datr_conf_warn(file, line, n,
-					       "text '%.20s' runs into the "
-					       "closing quote",
-					       p);
+				               "text '%.20s' runs into the "
+				               "closing quote",
+				               p);
 				return -1;
 			}
 		} else {
@@ -87,7 +86,7 @@ static int datr_conf_split(char *buf, const char *file, unsigned line,
 				p++;
 			if (*p == '"') {
 				datr_conf_warn(file, line, n,
-					       "stray quote in '%.40s'", start);
+				               "stray quote in '%.40s'", start);
 				return -1;
 			}
 			if (*p != '\0' && *p != '#')
@@ -123,7 +122,7 @@ static int datr_parse_uint(const char *s, unsigned *out, const char **endp)
 
 /* "u2.0": user API, major.minor. */
 static int datr_parse_api_version(const char *s, unsigned *major,
-				  unsigned *minor, const char **why)
+                                  unsigned *minor, const char **why)
 {
 	const char *p;
 
@@ -148,8 +147,8 @@ static int datr_parse_api_version(const char *s, unsigned *major,
 }
 
 /* "dapl.2.0": name, then .major.minor at the end. */
-static int datr_parse_prov_version(const char *s, char **name,
-				   unsigned *major, unsigned *minor)
+static int datr_parse_prov_version(const char *s, char **name, unsigned *major,
+                                   unsigned *minor)
 {
 	const char *dot2 = strrchr(s, '.');
 	const char *dot1, *p;
@@ -168,7 +167,7 @@ static int datr_parse_prov_version(const char *s, char **name,
 }
 
 void datr_conf_entry_where(const datr_conf_entry_t *entry, char *buf,
-			   size_t len)
+                           size_t len)
 {
 	if (entry->line != 0)
 		snprintf(buf, len, "%s:%u", entry->source, entry->line);
@@ -188,7 +187,7 @@ void datr_conf_entry_cleanup(datr_conf_entry_t *entry)
 }
 
 dof_status_t datr_conf_parse_line(const char *text, const char *file,
-				  unsigned line, datr_conf_entry_t *entry)
+                                  unsigned line, datr_conf_entry_t *entry)
 {
 	char *fields[DATR_F_COUNT];
 	datr_conf_entry_t e;
@@ -210,20 +209,20 @@ dof_status_t datr_conf_parse_line(const char *text, const char *file,
 		goto err_buf;
 	if (n < DATR_F_COUNT) {
 		dof_warn(DATR_LOG,
-			 "%s:%u: field %d (%s) is missing: an entry has 8 "
-			 "fields; entry skipped",
-			 file, line, n + 1, datr_field_names[n]);
+		         "%s:%u: field %d (%s) is missing: an entry has 8 "
+		         "fields; entry skipped",
+		         file, line, n + 1, datr_field_names[n]);
 		goto err_buf;
 	}
 	for (i = 0; i < DATR_F_COUNT; i++) {
 		size_t max = i == DATR_F_IA_NAME ? DAT_NAME_MAX_LENGTH - 1
-						 : DATR_FIELD_MAX - 1;
+		                                 : DATR_FIELD_MAX - 1;
 		size_t len = strlen(fields[i]);
 
 		if (len > max) {
 			datr_conf_warn(file, line, i,
-				       "%zu characters, longer than %zu", len,
-				       max);
+			               "%zu characters, longer than %zu", len,
+			               max);
 			goto err_buf;
 		}
 		if (len == 0 && i < DATR_F_IA_PARAMS) {
@@ -234,9 +233,9 @@ dof_status_t datr_conf_parse_line(const char *text, const char *file,
 
 	memset(&e, 0, sizeof(e));
 	if (datr_parse_api_version(fields[DATR_F_API_VERSION], &e.api_major,
-				   &e.api_minor, &why) != 0) {
+	                           &e.api_minor, &why) != 0) {
 		datr_conf_warn(file, line, DATR_F_API_VERSION, "'%s': %s",
-			       fields[DATR_F_API_VERSION], why);
+		               fields[DATR_F_API_VERSION], why);
 		goto err_buf;
 	}
 	if (strcmp(fields[DATR_F_THREADSAFETY], "threadsafe") == 0) {
@@ -245,8 +244,8 @@ dof_status_t datr_conf_parse_line(const char *text, const char *file,
 		e.threadsafe = DAT_FALSE;
 	} else {
 		datr_conf_warn(file, line, DATR_F_THREADSAFETY,
-			       "'%s' is neither threadsafe nor nonthreadsafe",
-			       fields[DATR_F_THREADSAFETY]);
+		               "'%s' is neither threadsafe nor nonthreadsafe",
+		               fields[DATR_F_THREADSAFETY]);
 		goto err_buf;
 	}
 	if (strcmp(fields[DATR_F_DEFAULT], "default") == 0) {
@@ -255,20 +254,20 @@ dof_status_t datr_conf_parse_line(const char *text, const char *file,
 		e.is_default = DAT_FALSE;
 	} else {
 		datr_conf_warn(file, line, DATR_F_DEFAULT,
-			       "'%s' is neither default nor nondefault",
-			       fields[DATR_F_DEFAULT]);
+		               "'%s' is neither default nor nondefault",
+		               fields[DATR_F_DEFAULT]);
 		goto err_buf;
 	}
 	rc = datr_parse_prov_version(fields[DATR_F_PROVIDER_VERSION],
-				     &e.prov_name, &e.prov_major,
-				     &e.prov_minor);
+	                             &e.prov_name, &e.prov_major,
+	                             &e.prov_minor);
 	if (rc == -2)
 		goto err_nomem;
 	if (rc != 0) {
 		datr_conf_warn(file, line, DATR_F_PROVIDER_VERSION,
-			       "'%s': expected <name>.<major>.<minor>, e.g. "
-			       "dapl.2.0",
-			       fields[DATR_F_PROVIDER_VERSION]);
+		               "'%s': expected <name>.<major>.<minor>, e.g. "
+		               "dapl.2.0",
+		               fields[DATR_F_PROVIDER_VERSION]);
 		goto err_buf;
 	}
 	e.ia_name = strdup(fields[DATR_F_IA_NAME]);
@@ -295,7 +294,7 @@ err_buf:
 }
 
 static dof_status_t datr_conf_append(datr_conf_t *conf,
-				     datr_conf_entry_t *entry)
+                                     datr_conf_entry_t *entry)
 {
 	size_t i;
 
@@ -317,14 +316,14 @@ static dof_status_t datr_conf_append(datr_conf_t *conf,
 		entry->shadowed = 1;
 		if (entry->line != 0)
 			dof_warn(DATR_LOG,
-				 "%s:%u: IA name '%s' already defined at "
-				 "%s:%u; this entry is ignored",
-				 entry->source, entry->line, entry->ia_name,
-				 old->source, old->line);
+			         "%s:%u: IA name '%s' already defined at "
+			         "%s:%u; this entry is ignored",
+			         entry->source, entry->line, entry->ia_name,
+			         old->source, old->line);
 		else
 			dof_info(DATR_LOG,
-				 "built-in IA '%s' is overridden by %s:%u",
-				 entry->ia_name, old->source, old->line);
+			         "built-in IA '%s' is overridden by %s:%u",
+			         entry->ia_name, old->source, old->line);
 		break;
 	}
 	conf->entries[conf->count++] = *entry;
@@ -342,8 +341,7 @@ dof_status_t datr_conf_load_file(datr_conf_t *conf, const char *path)
 
 	fp = fopen(path, "r");
 	if (fp == NULL) {
-		dof_warn(DATR_LOG, "cannot read %s: %s", path,
-			 strerror(errno));
+		dof_warn(DATR_LOG, "cannot read %s: %s", path, strerror(errno));
 		return DOF_ERR_IO;
 	}
 	free(conf->path);
@@ -364,7 +362,7 @@ dof_status_t datr_conf_load_file(datr_conf_t *conf, const char *path)
 		if (rc != DOF_OK)
 			continue;
 		dof_info(DATR_LOG, "%s:%u: IA '%s' -> %s \"%s\"", conf->path,
-			 line, entry.ia_name, entry.lib_path, entry.ia_params);
+		         line, entry.ia_name, entry.lib_path, entry.ia_params);
 		rc = datr_conf_append(conf, &entry);
 		if (rc != DOF_OK) {
 			datr_conf_entry_cleanup(&entry);
@@ -383,25 +381,27 @@ static const struct {
 	const char *name;
 	const char *params;
 } datr_builtins[] = {
-	{"ofi", "auto"},	    {"ofi-tcp", "tcp"},
-	{"ofi-sockets", "sockets"}, {"ofi-verbs", "verbs"},
-	{"ofi-efa", "efa"},	    {"ofi-shm", "shm"},
-	{"ofi-rxm", "tcp;ofi_rxm"},
+        {"ofi", "auto"},
+        {"ofi-tcp", "tcp"},
+        {"ofi-sockets", "sockets"},
+        {"ofi-verbs", "verbs"},
+        {"ofi-efa", "efa"},
+        {"ofi-shm", "shm"},
+        {"ofi-rxm", "tcp;ofi_rxm"},
 };
 
 dof_status_t datr_conf_add_builtins(datr_conf_t *conf)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(datr_builtins) / sizeof(datr_builtins[0]);
-	     i++) {
+	for (i = 0; i < sizeof(datr_builtins) / sizeof(datr_builtins[0]); i++) {
 		datr_conf_entry_t e = {
-			.api_major = DAT_VERSION_MAJOR,
-			.api_minor = DAT_VERSION_MINOR,
-			.threadsafe = DAT_TRUE,
-			.is_default = DAT_TRUE,
-			.prov_major = DAT_VERSION_MAJOR,
-			.prov_minor = DAT_VERSION_MINOR,
+		        .api_major = DAT_VERSION_MAJOR,
+		        .api_minor = DAT_VERSION_MINOR,
+		        .threadsafe = DAT_TRUE,
+		        .is_default = DAT_TRUE,
+		        .prov_major = DAT_VERSION_MAJOR,
+		        .prov_minor = DAT_VERSION_MINOR,
 		};
 
 		e.ia_name = strdup(datr_builtins[i].name);
@@ -410,9 +410,9 @@ dof_status_t datr_conf_add_builtins(datr_conf_t *conf)
 		e.ia_params = strdup(datr_builtins[i].params);
 		e.platform_params = strdup("");
 		e.source = strdup("built-in");
-		if (e.source == NULL || e.ia_name == NULL || e.lib_path == NULL ||
-		    e.prov_name == NULL || e.ia_params == NULL ||
-		    e.platform_params == NULL ||
+		if (e.source == NULL || e.ia_name == NULL ||
+		    e.lib_path == NULL || e.prov_name == NULL ||
+		    e.ia_params == NULL || e.platform_params == NULL ||
 		    datr_conf_append(conf, &e) != DOF_OK) {
 			datr_conf_entry_cleanup(&e);
 			return DOF_ERR_NO_MEMORY;
@@ -448,7 +448,7 @@ void datr_conf_cleanup(datr_conf_t *conf)
 const char *datr_conf_choose_path(void)
 {
 	static const char *const candidates[] = {DAT_SYSCONF_PATH,
-						 "/etc/dat.conf"};
+	                                         "/etc/dat.conf"};
 	const char *env = getenv("DAT_OVERRIDE");
 	size_t i;
 

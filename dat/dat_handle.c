@@ -16,13 +16,13 @@
 #include "dof/log.h"
 
 static struct {
-	pthread_mutex_t lock; /* never held while calling a provider */
+	pthread_mutex_t lock;  /* never held while calling a provider */
 	datr_ia_slot_t *slots; /* slots[0] is unused */
 	size_t capacity;       /* number of slots, including slot 0 */
 	size_t cursor;         /* last index handed out */
 	size_t used;
 } datr_handles = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
+        .lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 static dof_status_t datr_handle_grow(void)
@@ -68,7 +68,7 @@ dof_status_t datr_handle_alloc(const datr_ia_slot_t *slot, DAT_IA_HANDLE *out)
 	}
 	if (idx == 0) {
 		dof_warn(DATR_LOG, "all %u IA handles are in use",
-			 DATR_IA_HANDLE_MAX);
+		         DATR_IA_HANDLE_MAX);
 		status = DOF_ERR_NO_MEMORY;
 		goto out;
 	}

@@ -19,14 +19,14 @@
 static void dat_info_usage(FILE *fp)
 {
 	fprintf(fp,
-		"Usage: dat_info [-f FILE] [-v IA_NAME]\n"
-		"  (no option)        list every IA name: source, library, "
-		"instance data\n"
-		"  -v, --verbose NAME open NAME and print its IA and provider "
-		"attributes\n"
-		"  -f, --file FILE    read FILE instead of the dat.conf lookup "
-		"(as DAT_OVERRIDE)\n"
-		"  -h, --help         this text\n");
+	        "Usage: dat_info [-f FILE] [-v IA_NAME]\n"
+	        "  (no option)        list every IA name: source, library, "
+	        "instance data\n"
+	        "  -v, --verbose NAME open NAME and print its IA and provider "
+	        "attributes\n"
+	        "  -f, --file FILE    read FILE instead of the dat.conf lookup "
+	        "(as DAT_OVERRIDE)\n"
+	        "  -h, --help         this text\n");
 }
 
 static int dat_info_list(void)
@@ -51,7 +51,7 @@ static int dat_info_list(void)
 
 		datr_conf_entry_where(e, src, sizeof(src));
 		snprintf(api, sizeof(api), "u%u.%u", e->api_major,
-			 e->api_minor);
+		         e->api_minor);
 		printf("%-24s %-28s %-18s %-6s %-13s %-10s \"%s\"%s\n",
 		       e->ia_name, src, e->lib_path, api,
 		       e->threadsafe ? "threadsafe" : "nonthreadsafe",
@@ -72,15 +72,15 @@ static void dat_info_print_addr(const char *label, DAT_IA_ADDRESS_PTR addr)
 	}
 	if (addr->sa_family == AF_INET)
 		inet_ntop(AF_INET, &((struct sockaddr_in *)addr)->sin_addr, buf,
-			  sizeof(buf));
+		          sizeof(buf));
 	else if (addr->sa_family == AF_INET6)
 		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)addr)->sin6_addr,
-			  buf, sizeof(buf));
+		          buf, sizeof(buf));
 	printf("%-40s %s (family %d)\n", label, buf, addr->sa_family);
 }
 
 static void dat_info_print_named(const char *what, DAT_COUNT n,
-				 const DAT_NAMED_ATTR *attrs)
+                                 const DAT_NAMED_ATTR *attrs)
 {
 	DAT_COUNT i;
 
@@ -108,21 +108,21 @@ static int dat_info_verbose(const char *name)
 	if (ret != DAT_SUCCESS) {
 		dat_strerror(ret, &major, &minor);
 		fprintf(stderr,
-			"dat_info: cannot open IA '%s': %s %s\n"
-			"dat_info: (the registry's warning above says why; a "
-			"missing provider library is reported with the dlopen "
-			"error)\n",
-			name, major, minor);
+		        "dat_info: cannot open IA '%s': %s %s\n"
+		        "dat_info: (the registry's warning above says why; a "
+		        "missing provider library is reported with the dlopen "
+		        "error)\n",
+		        name, major, minor);
 		return 1;
 	}
 	memset(&ia_attr, 0, sizeof(ia_attr));
 	memset(&pa, 0, sizeof(pa));
 	ret = dat_ia_query(ia, NULL, DAT_IA_FIELD_ALL, &ia_attr,
-			   DAT_PROVIDER_FIELD_ALL, &pa);
+	                   DAT_PROVIDER_FIELD_ALL, &pa);
 	if (ret != DAT_SUCCESS) {
 		dat_strerror(ret, &major, &minor);
 		fprintf(stderr, "dat_info: dat_ia_query(%s): %s %s\n", name,
-			major, minor);
+		        major, minor);
 		dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
 		return 1;
 	}
@@ -162,9 +162,9 @@ static int dat_info_verbose(const char *name)
 	P_INT(&ia_attr, extension_supported);
 	P_INT(&ia_attr, extension_version);
 	dat_info_print_named("num_transport_attr", ia_attr.num_transport_attr,
-			     ia_attr.transport_attr);
+	                     ia_attr.transport_attr);
 	dat_info_print_named("num_vendor_attr", ia_attr.num_vendor_attr,
-			     ia_attr.vendor_attr);
+	                     ia_attr.vendor_attr);
 
 	printf("## provider attributes\n");
 	P_STR(&pa, provider_name);
@@ -196,14 +196,14 @@ static int dat_info_verbose(const char *name)
 	P_BOOL(&pa, ha_supported);
 	P_INT(&pa, ha_loadbalancing);
 	dat_info_print_named("num_provider_specific_attr",
-			     pa.num_provider_specific_attr,
-			     pa.provider_specific_attr);
+	                     pa.num_provider_specific_attr,
+	                     pa.provider_specific_attr);
 
 	ret = dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
 	if (ret != DAT_SUCCESS) {
 		dat_strerror(ret, &major, &minor);
 		fprintf(stderr, "dat_info: dat_ia_close(%s): %s %s\n", name,
-			major, minor);
+		        major, minor);
 		return 1;
 	}
 	return 0;
@@ -212,10 +212,10 @@ static int dat_info_verbose(const char *name)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"verbose", required_argument, NULL, 'v'},
-		{"file", required_argument, NULL, 'f'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	        {"verbose", required_argument, NULL, 'v'},
+	        {"file", required_argument, NULL, 'f'},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
 	};
 	const char *name = NULL;
 	int c;

@@ -30,7 +30,7 @@ static struct {
 	size_t nregs;
 	size_t capregs;
 } datr_registry = {
-	.once = PTHREAD_ONCE_INIT,
+        .once = PTHREAD_ONCE_INIT,
 };
 
 static void datr_registry_init(void)
@@ -50,9 +50,9 @@ static void datr_registry_init(void)
 		(void)datr_conf_load_file(&datr_registry.conf, path);
 	} else {
 		dof_info(DATR_LOG,
-			 "no dat.conf (DAT_OVERRIDE unset, no %s, no "
-			 "/etc/dat.conf): built-in entries only",
-			 DAT_SYSCONF_PATH);
+		         "no dat.conf (DAT_OVERRIDE unset, no %s, no "
+		         "/etc/dat.conf): built-in entries only",
+		         DAT_SYSCONF_PATH);
 	}
 	if (datr_conf_add_builtins(&datr_registry.conf) != DOF_OK)
 		dof_error(DATR_LOG, "out of memory adding built-in entries");
@@ -81,7 +81,7 @@ static datr_provider_reg_t *datr_reg_find(const char *ia_name)
 
 	for (i = 0; i < datr_registry.nregs; i++)
 		if (strncmp(datr_registry.regs[i].info.ia_name, ia_name,
-			    DAT_NAME_MAX_LENGTH) == 0)
+		            DAT_NAME_MAX_LENGTH) == 0)
 			return &datr_registry.regs[i];
 	return NULL;
 }
@@ -100,7 +100,7 @@ static int datr_info_ok(const DAT_PROVIDER_INFO *info)
 }
 
 DAT_RETURN DAT_API dat_registry_add_provider(const DAT_PROVIDER *provider,
-					     const DAT_PROVIDER_INFO *info)
+                                             const DAT_PROVIDER_INFO *info)
 {
 	DAT_RETURN ret = DAT_SUCCESS;
 
@@ -112,19 +112,19 @@ DAT_RETURN DAT_API dat_registry_add_provider(const DAT_PROVIDER *provider,
 	datr_registry_lock();
 	if (datr_reg_find(info->ia_name) != NULL) {
 		dof_warn(DATR_LOG, "provider for IA '%s' is already registered",
-			 info->ia_name);
+		         info->ia_name);
 		ret = DAT_ERROR(DAT_PROVIDER_ALREADY_REGISTERED, 0);
 		goto out;
 	}
 	if (datr_registry.nregs == datr_registry.capregs) {
-		size_t cap = datr_registry.capregs ? datr_registry.capregs * 2
-						   : 8;
+		size_t cap =
+		        datr_registry.capregs ? datr_registry.capregs * 2 : 8;
 		datr_provider_reg_t *tmp;
 
 		tmp = realloc(datr_registry.regs, cap * sizeof(*tmp));
 		if (tmp == NULL) {
 			ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-					DAT_RESOURCE_MEMORY);
+			                DAT_RESOURCE_MEMORY);
 			goto out;
 		}
 		datr_registry.regs = tmp;
@@ -134,15 +134,15 @@ DAT_RETURN DAT_API dat_registry_add_provider(const DAT_PROVIDER *provider,
 	datr_registry.regs[datr_registry.nregs].provider = provider;
 	datr_registry.nregs++;
 	dof_info(DATR_LOG, "provider registered for IA '%s' (%s)",
-		 info->ia_name,
-		 provider->device_name ? provider->device_name : "?");
+	         info->ia_name,
+	         provider->device_name ? provider->device_name : "?");
 out:
 	datr_registry_unlock();
 	return ret;
 }
 
 DAT_RETURN DAT_API dat_registry_remove_provider(const DAT_PROVIDER *provider,
-						const DAT_PROVIDER_INFO *info)
+                                                const DAT_PROVIDER_INFO *info)
 {
 	datr_provider_reg_t *reg;
 	DAT_RETURN ret = DAT_SUCCESS;
@@ -156,16 +156,17 @@ DAT_RETURN DAT_API dat_registry_remove_provider(const DAT_PROVIDER *provider,
 	reg = datr_reg_find(info->ia_name);
 	if (reg == NULL || reg->provider != provider) {
 		dof_warn(DATR_LOG,
-			 "remove_provider: no such provider registered for "
-			 "IA '%s'",
-			 info->ia_name);
-		ret = DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
+		         "remove_provider: no such provider registered for "
+		         "IA '%s'",
+		         info->ia_name);
+		ret = DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
+		                DAT_NAME_NOT_REGISTERED);
 		goto out;
 	}
 	if (datr_handle_provider_busy(provider)) {
 		dof_warn(DATR_LOG,
-			 "remove_provider: IA '%s' still has open IA handles",
-			 info->ia_name);
+		         "remove_provider: IA '%s' still has open IA handles",
+		         info->ia_name);
 		ret = DAT_ERROR(DAT_PROVIDER_IN_USE, 0);
 		goto out;
 	}
@@ -188,12 +189,13 @@ static void datr_log_not_found(const char *ia_name)
 		if (conf->entries[i].shadowed)
 			continue;
 		used += (size_t)snprintf(names + used, sizeof(names) - used,
-					 "%s%s", used ? ", " : "",
-					 conf->entries[i].ia_name);
+		                         "%s%s", used ? ", " : "",
+		                         conf->entries[i].ia_name);
 	}
-	dof_warn(DATR_LOG, "IA name '%s' not found in %s or the built-ins; "
-			   "known names: %s",
-		 ia_name, conf->path ? conf->path : "(no dat.conf)", names);
+	dof_warn(DATR_LOG,
+	         "IA name '%s' not found in %s or the built-ins; "
+	         "known names: %s",
+	         ia_name, conf->path ? conf->path : "(no dat.conf)", names);
 }
 
 /* dlopen the entry's library and run its init. Registry lock held. */
@@ -212,7 +214,7 @@ static DAT_RETURN datr_entry_load(datr_conf_entry_t *entry)
 
 		err1 = strdup(e ? e : "?");
 		snprintf(alt, sizeof(alt), "%s/%s", DAT_LIBDIR,
-			 entry->lib_path);
+		         entry->lib_path);
 		dl = dlopen(alt, RTLD_NOW | RTLD_LOCAL);
 	}
 	if (dl == NULL) {
@@ -222,19 +224,20 @@ static DAT_RETURN datr_entry_load(datr_conf_entry_t *entry)
 
 		datr_conf_entry_where(entry, where, sizeof(where));
 		dof_warn(DATR_LOG,
-			 "IA '%s' (%s): cannot load provider library: %s%s%s",
-			 entry->ia_name, where, err1 ? err1 : "",
-			 err1 ? "; " : "", e ? e : "?");
+		         "IA '%s' (%s): cannot load provider library: %s%s%s",
+		         entry->ia_name, where, err1 ? err1 : "",
+		         err1 ? "; " : "", e ? e : "?");
 		free(err1);
-		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
+		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
+		                 DAT_NAME_NOT_REGISTERED);
 	}
 	free(err1);
 	*(void **)&init = dlsym(dl, DAT_PROVIDER_INIT_FUNC_STR);
 	*(void **)&entry->fini = dlsym(dl, DAT_PROVIDER_FINI_FUNC_STR);
 	if (init == NULL) {
 		dof_warn(DATR_LOG, "IA '%s': %s has no %s; not a DAT provider",
-			 entry->ia_name, entry->lib_path,
-			 DAT_PROVIDER_INIT_FUNC_STR);
+		         entry->ia_name, entry->lib_path,
+		         DAT_PROVIDER_INIT_FUNC_STR);
 		goto err_close;
 	}
 
@@ -244,14 +247,14 @@ static DAT_RETURN datr_entry_load(datr_conf_entry_t *entry)
 	info.dapl_version_minor = entry->api_minor;
 	info.is_thread_safe = entry->threadsafe;
 	dof_info(DATR_LOG, "IA '%s': %s loaded, calling %s(\"%s\")",
-		 entry->ia_name, entry->lib_path, DAT_PROVIDER_INIT_FUNC_STR,
-		 entry->ia_params);
+	         entry->ia_name, entry->lib_path, DAT_PROVIDER_INIT_FUNC_STR,
+	         entry->ia_params);
 	init(&info, entry->ia_params);
 	if (datr_reg_find(entry->ia_name) == NULL) {
 		dof_warn(DATR_LOG,
-			 "IA '%s': %s did not register a provider for it "
-			 "(instance data \"%s\")",
-			 entry->ia_name, entry->lib_path, entry->ia_params);
+		         "IA '%s': %s did not register a provider for it "
+		         "(instance data \"%s\")",
+		         entry->ia_name, entry->lib_path, entry->ia_params);
 		if (entry->fini != NULL)
 			entry->fini(&info);
 		goto err_close;
@@ -266,8 +269,8 @@ err_close:
 }
 
 DAT_RETURN datr_provider_get(const char *ia_name, DAT_UINT32 major,
-			     DAT_UINT32 minor, const DAT_PROVIDER **provider,
-			     datr_conf_entry_t **entry_out)
+                             DAT_UINT32 minor, const DAT_PROVIDER **provider,
+                             datr_conf_entry_t **entry_out)
 {
 	datr_conf_entry_t *entry;
 	const DAT_PROVIDER *prov;
@@ -275,25 +278,27 @@ DAT_RETURN datr_provider_get(const char *ia_name, DAT_UINT32 major,
 
 	datr_registry_lock();
 	entry = datr_conf_find(&datr_registry.conf, ia_name);
-	if (entry != NULL && (entry->api_major != major ||
-			      entry->api_minor < minor)) {
+	if (entry != NULL &&
+	    (entry->api_major != major || entry->api_minor < minor)) {
 		char where[DATR_FIELD_MAX + 16];
 
 		datr_conf_entry_where(entry, where, sizeof(where));
 		dof_warn(DATR_LOG,
-			 "IA '%s' (%s) offers DAT %u.%u; the consumer asks "
-			 "for %u.%u",
-			 ia_name, where, entry->api_major, entry->api_minor,
-			 major, minor);
+		         "IA '%s' (%s) offers DAT %u.%u; the consumer asks "
+		         "for %u.%u",
+		         ia_name, where, entry->api_major, entry->api_minor,
+		         major, minor);
 		ret = DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
-				entry->api_major != major ? DAT_MAJOR_NOT_FOUND
-							  : DAT_MINOR_NOT_FOUND);
+		                entry->api_major != major
+		                        ? DAT_MAJOR_NOT_FOUND
+		                        : DAT_MINOR_NOT_FOUND);
 		goto out;
 	}
 	prov = datr_provider_find(ia_name);
 	if (prov == NULL && entry == NULL) {
 		datr_log_not_found(ia_name);
-		ret = DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
+		ret = DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
+		                DAT_NAME_NOT_REGISTERED);
 		goto out;
 	}
 	if (prov == NULL) {
@@ -332,21 +337,21 @@ void datr_provider_put(datr_conf_entry_t *entry)
 		entry->fini(&info);
 	if (datr_reg_find(entry->ia_name) != NULL)
 		dof_warn(DATR_LOG,
-			 "IA '%s': %s did not remove its provider in %s",
-			 entry->ia_name, entry->lib_path,
-			 DAT_PROVIDER_FINI_FUNC_STR);
+		         "IA '%s': %s did not remove its provider in %s",
+		         entry->ia_name, entry->lib_path,
+		         DAT_PROVIDER_FINI_FUNC_STR);
 	dlclose(entry->dl_handle);
 	entry->dl_handle = NULL;
 	entry->fini = NULL;
 	dof_info(DATR_LOG, "IA '%s': last close, %s unloaded", entry->ia_name,
-		 entry->lib_path);
+	         entry->lib_path);
 out:
 	datr_registry_unlock();
 }
 
 DAT_RETURN DAT_API dat_registry_list_providers(
-	DAT_COUNT max_to_return, DAT_COUNT *entries_returned,
-	DAT_PROVIDER_INFO *(dat_provider_list[]))
+        DAT_COUNT max_to_return, DAT_COUNT *entries_returned,
+        DAT_PROVIDER_INFO *(dat_provider_list[]))
 {
 	datr_conf_t *conf;
 	DAT_COUNT n = 0;
@@ -377,7 +382,7 @@ DAT_RETURN DAT_API dat_registry_list_providers(
 		if (out == NULL) {
 			datr_registry_unlock();
 			return DAT_ERROR(DAT_INVALID_PARAMETER,
-					 DAT_INVALID_ARG3);
+			                 DAT_INVALID_ARG3);
 		}
 		memset(out, 0, sizeof(*out));
 		snprintf(out->ia_name, sizeof(out->ia_name), "%s", e->ia_name);

@@ -35,9 +35,9 @@ typedef struct datr_conf_entry {
 	unsigned prov_minor;
 	char *ia_params;
 	char *platform_params;
-	char *source;       /* file path, or "built-in" */
-	unsigned line;      /* 0 for built-in entries */
-	int shadowed;       /* an earlier entry has the same ia_name */
+	char *source;  /* file path, or "built-in" */
+	unsigned line; /* 0 for built-in entries */
+	int shadowed;  /* an earlier entry has the same ia_name */
 	/* Load state, under the registry lock. */
 	void *dl_handle;
 	DAT_PROVIDER_FINI_FUNC fini;
@@ -58,7 +58,7 @@ typedef struct datr_conf {
  * DOF_ERR_NO_MEMORY.
  */
 dof_status_t datr_conf_parse_line(const char *text, const char *file,
-				  unsigned line, datr_conf_entry_t *entry);
+                                  unsigned line, datr_conf_entry_t *entry);
 
 /* Append every valid entry of a file. DOF_ERR_IO if it cannot be read. */
 dof_status_t datr_conf_load_file(datr_conf_t *conf, const char *path);
@@ -71,7 +71,7 @@ datr_conf_entry_t *datr_conf_find(datr_conf_t *conf, const char *ia_name);
 
 /* "file:line" or "built-in", for messages. */
 void datr_conf_entry_where(const datr_conf_entry_t *entry, char *buf,
-			   size_t len);
+                           size_t len);
 
 void datr_conf_entry_cleanup(datr_conf_entry_t *entry);
 void datr_conf_cleanup(datr_conf_t *conf);
@@ -95,9 +95,8 @@ void datr_registry_unlock(void);
  * that was referenced (NULL for a provider that registered itself).
  */
 DAT_RETURN datr_provider_get(const char *ia_name, DAT_UINT32 major,
-			     DAT_UINT32 minor,
-			     const DAT_PROVIDER **provider,
-			     datr_conf_entry_t **entry);
+                             DAT_UINT32 minor, const DAT_PROVIDER **provider,
+                             datr_conf_entry_t **entry);
 
 /* Drop a reference; the last one calls dat_provider_fini and dlcloses. */
 void datr_provider_put(datr_conf_entry_t *entry);
@@ -122,6 +121,5 @@ dof_status_t datr_handle_lookup(DAT_IA_HANDLE handle, datr_ia_slot_t *slot);
 dof_status_t datr_handle_free(DAT_IA_HANDLE handle);
 /* Whether any open IA handle belongs to this provider table. */
 int datr_handle_provider_busy(const DAT_PROVIDER *provider);
-
 
 #endif /* DATR_H */

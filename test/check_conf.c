@@ -22,9 +22,9 @@ START_TEST(conf_good_entry)
 	datr_conf_entry_t e;
 
 	ck_assert_int_eq(parse("ofi-tcp u2.0 nonthreadsafe default "
-			       "libdaplofi.so.2 dapl.2.0 \"tcp lo\" \"\"\n",
-			       &e),
-			 DOF_OK);
+	                       "libdaplofi.so.2 dapl.2.0 \"tcp lo\" \"\"\n",
+	                       &e),
+	                 DOF_OK);
 	ck_assert_str_eq(e.ia_name, "ofi-tcp");
 	ck_assert_uint_eq(e.api_major, 2);
 	ck_assert_uint_eq(e.api_minor, 0);
@@ -47,9 +47,9 @@ START_TEST(conf_threadsafe_nondefault_tabs)
 	datr_conf_entry_t e;
 
 	ck_assert_int_eq(parse("\tx\tu2.1\tthreadsafe\tnondefault\t/a/b.so\t"
-			       "my.prov.3.14\t\"a  b\"\t\"p q\"  ",
-			       &e),
-			 DOF_OK);
+	                       "my.prov.3.14\t\"a  b\"\t\"p q\"  ",
+	                       &e),
+	                 DOF_OK);
 	ck_assert_int_eq(e.threadsafe, DAT_TRUE);
 	ck_assert_int_eq(e.is_default, DAT_FALSE);
 	ck_assert_uint_eq(e.api_minor, 1);
@@ -73,22 +73,22 @@ START_TEST(conf_comments_and_blanks)
 	ck_assert_int_eq(parse("   # indented comment", &e), DOF_ERR_NOT_FOUND);
 	/* A trailing comment after the 8 fields is fine ... */
 	ck_assert_int_eq(parse("a u2.0 threadsafe default l.so d.2.0 \"x\" "
-			       "\"\" # trailing",
-			       &e),
-			 DOF_OK);
+	                       "\"\" # trailing",
+	                       &e),
+	                 DOF_OK);
 	datr_conf_entry_cleanup(&e);
 	/* ... and '#' inside quotes is data. */
 	ck_assert_int_eq(parse("a u2.0 threadsafe default l.so d.2.0 \"x#y\" "
-			       "\"#\"",
-			       &e),
-			 DOF_OK);
+	                       "\"#\"",
+	                       &e),
+	                 DOF_OK);
 	ck_assert_str_eq(e.ia_params, "x#y");
 	ck_assert_str_eq(e.platform_params, "#");
 	datr_conf_entry_cleanup(&e);
 	/* A comment that cuts the entry short leaves fields missing. */
-	ck_assert_int_eq(parse("a u2.0 threadsafe default l.so#d.2.0 \"\" \"\"",
-			       &e),
-			 DOF_ERR_INVALID_PARAM);
+	ck_assert_int_eq(
+	        parse("a u2.0 threadsafe default l.so#d.2.0 \"\" \"\"", &e),
+	        DOF_ERR_INVALID_PARAM);
 }
 END_TEST
 
@@ -97,13 +97,13 @@ START_TEST(conf_missing_and_extra_fields)
 	datr_conf_entry_t e;
 
 	ck_assert_int_eq(parse("a", &e), DOF_ERR_INVALID_PARAM);
-	ck_assert_int_eq(parse("a u2.0 threadsafe default l.so d.2.0 \"x\"",
-			       &e),
-			 DOF_ERR_INVALID_PARAM);
+	ck_assert_int_eq(
+	        parse("a u2.0 threadsafe default l.so d.2.0 \"x\"", &e),
+	        DOF_ERR_INVALID_PARAM);
 	ck_assert_int_eq(parse("a u2.0 threadsafe default l.so d.2.0 \"x\" "
-			       "\"\" extra",
-			       &e),
-			 DOF_ERR_INVALID_PARAM);
+	                       "\"\" extra",
+	                       &e),
+	                 DOF_ERR_INVALID_PARAM);
 }
 END_TEST
 
@@ -112,21 +112,21 @@ START_TEST(conf_bad_quotes)
 	datr_conf_entry_t e;
 
 	ck_assert_int_eq(parse("a u2.0 threadsafe default l.so d.2.0 \"x "
-			       "\"\"",
-			       &e),
-			 DOF_ERR_INVALID_PARAM);
+	                       "\"\"",
+	                       &e),
+	                 DOF_ERR_INVALID_PARAM);
 	ck_assert_int_eq(parse("a u2.0 threadsafe default l.so d.2.0 \"x\" "
-			       "\"unterminated",
-			       &e),
-			 DOF_ERR_INVALID_PARAM);
+	                       "\"unterminated",
+	                       &e),
+	                 DOF_ERR_INVALID_PARAM);
 	ck_assert_int_eq(parse("a u2.0 threadsafe default l.so d.2.0 x\"y\" "
-			       "\"\"",
-			       &e),
-			 DOF_ERR_INVALID_PARAM);
+	                       "\"\"",
+	                       &e),
+	                 DOF_ERR_INVALID_PARAM);
 	/* Unquoted single words are accepted for the last two fields. */
-	ck_assert_int_eq(parse("a u2.0 threadsafe default l.so d.2.0 tcp -",
-			       &e),
-			 DOF_OK);
+	ck_assert_int_eq(
+	        parse("a u2.0 threadsafe default l.so d.2.0 tcp -", &e),
+	        DOF_OK);
 	ck_assert_str_eq(e.ia_params, "tcp");
 	datr_conf_entry_cleanup(&e);
 }
@@ -135,28 +135,28 @@ END_TEST
 START_TEST(conf_bad_versions)
 {
 	static const char *const bad[] = {
-		"a k2.0 threadsafe default l.so d.2.0 \"\" \"\"",
-		"a 2.0 threadsafe default l.so d.2.0 \"\" \"\"",
-		"a u1.2 threadsafe default l.so d.2.0 \"\" \"\"",
-		"a u3.0 threadsafe default l.so d.2.0 \"\" \"\"",
-		"a u2 threadsafe default l.so d.2.0 \"\" \"\"",
-		"a u2.x threadsafe default l.so d.2.0 \"\" \"\"",
-		"a u2.0.1 threadsafe default l.so d.2.0 \"\" \"\"",
-		"a u99999999999.0 threadsafe default l.so d.2.0 \"\" \"\"",
-		"a u2.0 threadsafe default l.so dapl \"\" \"\"",
-		"a u2.0 threadsafe default l.so dapl.2 \"\" \"\"",
-		"a u2.0 threadsafe default l.so .2.0 \"\" \"\"",
-		"a u2.0 threadsafe default l.so d.2.x \"\" \"\"",
-		"a u2.0 safe default l.so d.2.0 \"\" \"\"",
-		"a u2.0 threadsafe maybe l.so d.2.0 \"\" \"\"",
-		"a u2.0 threadsafe default \"\" d.2.0 \"\" \"\"",
+	        "a k2.0 threadsafe default l.so d.2.0 \"\" \"\"",
+	        "a 2.0 threadsafe default l.so d.2.0 \"\" \"\"",
+	        "a u1.2 threadsafe default l.so d.2.0 \"\" \"\"",
+	        "a u3.0 threadsafe default l.so d.2.0 \"\" \"\"",
+	        "a u2 threadsafe default l.so d.2.0 \"\" \"\"",
+	        "a u2.x threadsafe default l.so d.2.0 \"\" \"\"",
+	        "a u2.0.1 threadsafe default l.so d.2.0 \"\" \"\"",
+	        "a u99999999999.0 threadsafe default l.so d.2.0 \"\" \"\"",
+	        "a u2.0 threadsafe default l.so dapl \"\" \"\"",
+	        "a u2.0 threadsafe default l.so dapl.2 \"\" \"\"",
+	        "a u2.0 threadsafe default l.so .2.0 \"\" \"\"",
+	        "a u2.0 threadsafe default l.so d.2.x \"\" \"\"",
+	        "a u2.0 safe default l.so d.2.0 \"\" \"\"",
+	        "a u2.0 threadsafe maybe l.so d.2.0 \"\" \"\"",
+	        "a u2.0 threadsafe default \"\" d.2.0 \"\" \"\"",
 	};
 	datr_conf_entry_t e;
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ck_assert_msg(parse(bad[i], &e) == DOF_ERR_INVALID_PARAM,
-			      "accepted: %s", bad[i]);
+		              "accepted: %s", bad[i]);
 }
 END_TEST
 
@@ -204,13 +204,13 @@ static char *write_conf(const char *text)
 START_TEST(conf_file_duplicates_and_builtins)
 {
 	char *path = write_conf(
-		"# header\n"
-		"one u2.0 nonthreadsafe default a.so d.2.0 \"1\" \"\"\n"
-		"bad u2.0 nonthreadsafe default\n"
-		"one u2.0 nonthreadsafe default b.so d.2.0 \"2\" \"\"\n"
-		"ofi-tcp u2.0 threadsafe nondefault c.so d.2.0 \"mine\" \"\"\n"
-		"\n"
-		"two u2.0 nonthreadsafe nondefault d.so d.2.0 \"3\" \"\"");
+	        "# header\n"
+	        "one u2.0 nonthreadsafe default a.so d.2.0 \"1\" \"\"\n"
+	        "bad u2.0 nonthreadsafe default\n"
+	        "one u2.0 nonthreadsafe default b.so d.2.0 \"2\" \"\"\n"
+	        "ofi-tcp u2.0 threadsafe nondefault c.so d.2.0 \"mine\" \"\"\n"
+	        "\n"
+	        "two u2.0 nonthreadsafe nondefault d.so d.2.0 \"3\" \"\"");
 	datr_conf_t conf = {0};
 	datr_conf_entry_t *e;
 
@@ -242,7 +242,7 @@ START_TEST(conf_file_duplicates_and_builtins)
 	ck_assert_ptr_nonnull(datr_conf_find(&conf, "ofi-efa"));
 	ck_assert_ptr_nonnull(datr_conf_find(&conf, "ofi-shm"));
 	ck_assert_str_eq(datr_conf_find(&conf, "ofi-rxm")->ia_params,
-			 "tcp;ofi_rxm");
+	                 "tcp;ofi_rxm");
 	ck_assert_ptr_null(datr_conf_find(&conf, "bad"));
 	ck_assert_ptr_null(datr_conf_find(&conf, "nosuch"));
 
@@ -257,7 +257,7 @@ START_TEST(conf_missing_file)
 	datr_conf_t conf = {0};
 
 	ck_assert_int_eq(datr_conf_load_file(&conf, "/nonexistent/dat.conf"),
-			 DOF_ERR_IO);
+	                 DOF_ERR_IO);
 	ck_assert_uint_eq(conf.count, 0);
 	datr_conf_cleanup(&conf);
 }
@@ -274,7 +274,7 @@ START_TEST(conf_huge_line)
 	ck_assert_ptr_nonnull(text);
 	memset(text, 'z', big);
 	strcpy(text + big, " u2.0 threadsafe default l.so d.2.0 \"\" \"\"\n"
-			   "ok u2.0 threadsafe default l.so d.2.0 \"\" \"\"\n");
+	                   "ok u2.0 threadsafe default l.so d.2.0 \"\" \"\"\n");
 	path = write_conf(text);
 	ck_assert_int_eq(datr_conf_load_file(&conf, path), DOF_OK);
 	ck_assert_uint_eq(conf.count, 1);

@@ -37,21 +37,21 @@ static void registry_setup(void)
 	fp = fdopen(fd, "w");
 	ck_assert_ptr_nonnull(fp);
 	fprintf(fp,
-		"# unit-test registry\n"
-		"fake u2.0 threadsafe default %s dapl.2.0 \"ok\" \"\"\n"
-		"fake2 u2.0 nonthreadsafe nondefault %s dapl.2.0 \"ok\" \"\"\n"
-		"noreg u2.0 threadsafe default %s dapl.2.0 \"noregister\" "
-		"\"\"\n"
-		"failopen u2.0 threadsafe default %s dapl.2.0 \"failopen\" "
-		"\"\"\n"
-		"nolib u2.0 threadsafe default /nonexistent/libx.so dapl.2.0 "
-		"\"\" \"\"\n"
-		"notprov u2.0 threadsafe default libc.so.6 dapl.2.0 \"\" "
-		"\"\"\n"
-		"newer u2.9 threadsafe default %s dapl.2.0 \"ok\" \"\"\n"
-		"broken u2.0 threadsafe\n",
-		FAKEPROV_PATH, FAKEPROV_PATH, FAKEPROV_PATH, FAKEPROV_PATH,
-		FAKEPROV_PATH);
+	        "# unit-test registry\n"
+	        "fake u2.0 threadsafe default %s dapl.2.0 \"ok\" \"\"\n"
+	        "fake2 u2.0 nonthreadsafe nondefault %s dapl.2.0 \"ok\" \"\"\n"
+	        "noreg u2.0 threadsafe default %s dapl.2.0 \"noregister\" "
+	        "\"\"\n"
+	        "failopen u2.0 threadsafe default %s dapl.2.0 \"failopen\" "
+	        "\"\"\n"
+	        "nolib u2.0 threadsafe default /nonexistent/libx.so dapl.2.0 "
+	        "\"\" \"\"\n"
+	        "notprov u2.0 threadsafe default libc.so.6 dapl.2.0 \"\" "
+	        "\"\"\n"
+	        "newer u2.9 threadsafe default %s dapl.2.0 \"ok\" \"\"\n"
+	        "broken u2.0 threadsafe\n",
+	        FAKEPROV_PATH, FAKEPROV_PATH, FAKEPROV_PATH, FAKEPROV_PATH,
+	        FAKEPROV_PATH);
 	fclose(fp);
 	setenv("DAT_OVERRIDE", conf_path, 1);
 	memset(&fakeprov_counters, 0, sizeof(fakeprov_counters));
@@ -79,7 +79,7 @@ static DAT_IA_HANDLE open_ok(const char *name)
 	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
 
 	ck_assert_uint_eq(dat_ia_open((DAT_NAME_PTR)name, 8, &evd, &ia),
-			  DAT_SUCCESS);
+	                  DAT_SUCCESS);
 	ck_assert_ptr_nonnull(ia);
 	return ia;
 }
@@ -99,8 +99,8 @@ START_TEST(reg_open_query_close)
 	ck_assert_uint_ge((uintptr_t)ia, 1);
 	ck_assert_uint_le((uintptr_t)ia, 65535);
 	ck_assert_uint_eq(dat_ia_query(ia, NULL, DAT_IA_FIELD_ALL, &ia_attr,
-				       DAT_PROVIDER_FIELD_ALL, &pa),
-			  DAT_SUCCESS);
+	                               DAT_PROVIDER_FIELD_ALL, &pa),
+	                  DAT_SUCCESS);
 	ck_assert_str_eq(ia_attr.adapter_name, "fake-adapter");
 	ck_assert_int_eq(ia_attr.max_eps, 7);
 	ck_assert_str_eq(pa.provider_name, "fake");
@@ -164,19 +164,19 @@ START_TEST(reg_handle_translation)
 	/* The provider reports the consumer's handle in queries. */
 	ck_assert_uint_eq(dat_pz_create(ia, &pz), DAT_SUCCESS);
 	ck_assert_uint_eq(dat_pz_query(pz, DAT_PZ_FIELD_ALL, &param),
-			  DAT_SUCCESS);
+	                  DAT_SUCCESS);
 	ck_assert_ptr_eq(param.ia_handle, ia);
 	ck_assert_uint_eq(dat_pz_free(pz), DAT_SUCCESS);
 	ck_assert_uint_eq(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG), DAT_SUCCESS);
 	/* Both directions fail once the IA is closed. */
 	ck_assert_uint_eq(DAT_GET_TYPE(dats_get_ia_handle(ia, &back)),
-			  DAT_INVALID_HANDLE);
+	                  DAT_INVALID_HANDLE);
 	ck_assert_uint_eq(DAT_GET_TYPE(dats_get_ia_handle(raw, &back)),
-			  DAT_INVALID_HANDLE);
+	                  DAT_INVALID_HANDLE);
 	ck_assert_uint_eq(DAT_GET_TYPE(dats_get_ia_handle(NULL, &back)),
-			  DAT_INVALID_HANDLE);
+	                  DAT_INVALID_HANDLE);
 	ck_assert_uint_eq(DAT_GET_TYPE(dats_get_ia_handle(ia, NULL)),
-			  DAT_INVALID_PARAMETER);
+	                  DAT_INVALID_PARAMETER);
 }
 END_TEST
 
@@ -186,15 +186,15 @@ START_TEST(reg_stale_handles_not_reused)
 
 	first = open_ok("fake");
 	ck_assert_uint_eq(dat_ia_close(first, DAT_CLOSE_ABRUPT_FLAG),
-			  DAT_SUCCESS);
+	                  DAT_SUCCESS);
 	second = open_ok("fake");
 	/* The closed index is not handed out again straight away. */
 	ck_assert_ptr_ne(first, second);
-	ck_assert_uint_eq(DAT_GET_TYPE(dat_ia_close(first,
-						    DAT_CLOSE_ABRUPT_FLAG)),
-			  DAT_INVALID_HANDLE);
+	ck_assert_uint_eq(
+	        DAT_GET_TYPE(dat_ia_close(first, DAT_CLOSE_ABRUPT_FLAG)),
+	        DAT_INVALID_HANDLE);
 	ck_assert_uint_eq(dat_ia_close(second, DAT_CLOSE_ABRUPT_FLAG),
-			  DAT_SUCCESS);
+	                  DAT_SUCCESS);
 }
 END_TEST
 
@@ -213,10 +213,10 @@ START_TEST(reg_bad_handles)
 	ck_assert_uint_eq(DAT_GET_TYPE(ret), DAT_INVALID_HANDLE);
 	ck_assert_uint_eq(DAT_GET_SUBTYPE(ret), DAT_INVALID_HANDLE_IA);
 	ret = dat_ia_close((DAT_IA_HANDLE)(uintptr_t)4242,
-			   DAT_CLOSE_ABRUPT_FLAG);
+	                   DAT_CLOSE_ABRUPT_FLAG);
 	ck_assert_uint_eq(DAT_GET_TYPE(ret), DAT_INVALID_HANDLE);
 	ret = dat_ia_query((DAT_IA_HANDLE)(uintptr_t)3, NULL, DAT_IA_FIELD_ALL,
-			   &attr, 0, NULL);
+	                   &attr, 0, NULL);
 	ck_assert_uint_eq(DAT_GET_TYPE(ret), DAT_INVALID_HANDLE);
 	ret = dat_pz_create((DAT_IA_HANDLE)(uintptr_t)1, &pz);
 	ck_assert_uint_eq(DAT_GET_TYPE(ret), DAT_INVALID_HANDLE);
@@ -224,32 +224,32 @@ START_TEST(reg_bad_handles)
 	ia = open_ok("fake");
 	ck_assert_uint_eq(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG), DAT_SUCCESS);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_ia_query(ia, NULL, DAT_IA_FIELD_ALL,
-						    &attr, 0, NULL)),
-			  DAT_INVALID_HANDLE);
+	                                            &attr, 0, NULL)),
+	                  DAT_INVALID_HANDLE);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_pz_create(ia, &pz)),
-			  DAT_INVALID_HANDLE);
+	                  DAT_INVALID_HANDLE);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_get_handle_type(ia, &type)),
-			  DAT_INVALID_HANDLE);
+	                  DAT_INVALID_HANDLE);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_set_consumer_context(ia, ctx)),
-			  DAT_INVALID_HANDLE);
+	                  DAT_INVALID_HANDLE);
 
 	/* Object calls refuse NULL and IA indices before dereferencing. */
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_pz_free(DAT_HANDLE_NULL)),
-			  DAT_INVALID_HANDLE);
+	                  DAT_INVALID_HANDLE);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_ep_free(DAT_HANDLE_NULL)),
-			  DAT_INVALID_HANDLE);
+	                  DAT_INVALID_HANDLE);
 	ck_assert_uint_eq(DAT_GET_SUBTYPE(dat_ep_post_send(
-				  (DAT_EP_HANDLE)(uintptr_t)1, 0, NULL,
-				  (DAT_DTO_COOKIE)(DAT_UINT64)0, 0)),
-			  DAT_INVALID_HANDLE_EP);
+	                          (DAT_EP_HANDLE)(uintptr_t)1, 0, NULL,
+	                          (DAT_DTO_COOKIE)(DAT_UINT64)0, 0)),
+	                  DAT_INVALID_HANDLE_EP);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_evd_dequeue(DAT_HANDLE_NULL, NULL)),
-			  DAT_INVALID_HANDLE);
+	                  DAT_INVALID_HANDLE);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_get_handle_type(NULL, &type)),
-			  DAT_INVALID_HANDLE);
+	                  DAT_INVALID_HANDLE);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_get_consumer_context(NULL, &ctx)),
-			  DAT_INVALID_HANDLE);
+	                  DAT_INVALID_HANDLE);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_extension_op(NULL, 0)),
-			  DAT_INVALID_HANDLE);
+	                  DAT_INVALID_HANDLE);
 }
 END_TEST
 
@@ -260,21 +260,21 @@ START_TEST(reg_bad_parameters)
 	char longname[DAT_NAME_MAX_LENGTH + 10];
 
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_ia_open(NULL, 8, &evd, &ia)),
-			  DAT_INVALID_PARAMETER);
+	                  DAT_INVALID_PARAMETER);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_ia_open("fake", 8, NULL, &ia)),
-			  DAT_INVALID_PARAMETER);
+	                  DAT_INVALID_PARAMETER);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_ia_open("fake", 8, &evd, NULL)),
-			  DAT_INVALID_PARAMETER);
+	                  DAT_INVALID_PARAMETER);
 	memset(longname, 'a', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_ia_open(longname, 8, &evd, &ia)),
-			  DAT_INVALID_PARAMETER);
+	                  DAT_INVALID_PARAMETER);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_ia_openv("fake", 8, &evd, &ia, 2, 0,
-						    (DAT_BOOLEAN)7)),
-			  DAT_INVALID_PARAMETER);
+	                                            (DAT_BOOLEAN)7)),
+	                  DAT_INVALID_PARAMETER);
 	ia = open_ok("fake");
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_ia_close(ia, (DAT_CLOSE_FLAGS)5)),
-			  DAT_INVALID_PARAMETER);
+	                  DAT_INVALID_PARAMETER);
 	ck_assert_uint_eq(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG), DAT_SUCCESS);
 }
 END_TEST
@@ -304,7 +304,7 @@ START_TEST(reg_not_found_and_failures)
 	/* The provider's own failure comes back as it is; then unload. */
 	ret = dat_ia_open("failopen", 8, &evd, &ia);
 	ck_assert_uint_eq(ret, DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-					 DAT_RESOURCE_DEVICE));
+	                                 DAT_RESOURCE_DEVICE));
 	ck_assert_int_eq(fakeprov_counters.fini, 2);
 	ck_assert(!fake_loaded());
 	/* A consumer asking for a newer minor than the entry offers. */
@@ -324,14 +324,14 @@ START_TEST(reg_graceful_close_refused)
 	DAT_PZ_HANDLE pz;
 
 	ck_assert_uint_eq(dat_pz_create(ia, &pz), DAT_SUCCESS);
-	ck_assert_uint_eq(DAT_GET_TYPE(dat_ia_close(ia,
-						    DAT_CLOSE_GRACEFUL_FLAG)),
-			  DAT_INVALID_STATE);
+	ck_assert_uint_eq(
+	        DAT_GET_TYPE(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG)),
+	        DAT_INVALID_STATE);
 	/* Still open and usable. */
 	ck_assert(fake_loaded());
 	ck_assert_uint_eq(dat_pz_free(pz), DAT_SUCCESS);
 	ck_assert_uint_eq(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG),
-			  DAT_SUCCESS);
+	                  DAT_SUCCESS);
 	ck_assert(!fake_loaded());
 }
 END_TEST
@@ -361,7 +361,7 @@ START_TEST(reg_contexts_and_types)
 
 	/* A call the provider left NULL in its table. */
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_evd_free((DAT_EVD_HANDLE)pz)),
-			  DAT_NOT_IMPLEMENTED);
+	                  DAT_NOT_IMPLEMENTED);
 	ck_assert_uint_eq(dat_pz_free(pz), DAT_SUCCESS);
 	ck_assert_uint_eq(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG), DAT_SUCCESS);
 }
@@ -377,11 +377,11 @@ START_TEST(reg_list_providers)
 		ptrs[i] = &infos[i];
 	/* Count only: the count, and (per spec, as OFED) an error. */
 	ck_assert_uint_eq(dat_registry_list_providers(0, &n, NULL),
-			  DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1));
+	                  DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1));
 	/* 7 valid file entries + 7 built-ins. */
 	ck_assert_int_eq(n, 14);
 	ck_assert_uint_eq(dat_registry_list_providers(32, &n, ptrs),
-			  DAT_SUCCESS);
+	                  DAT_SUCCESS);
 	ck_assert_int_eq(n, 14);
 	for (i = 0; i < n; i++) {
 		seen_fake += strcmp(infos[i].ia_name, "fake") == 0;
@@ -397,17 +397,17 @@ START_TEST(reg_list_providers)
 	ck_assert_uint_eq(infos[0].dapl_version_major, 2);
 
 	ck_assert_uint_eq(dat_registry_list_providers(3, &n, ptrs),
-			  DAT_SUCCESS);
+	                  DAT_SUCCESS);
 	ck_assert_int_eq(n, 3);
-	ck_assert_uint_eq(DAT_GET_TYPE(dat_registry_list_providers(3, NULL,
-								   ptrs)),
-			  DAT_INVALID_PARAMETER);
-	ck_assert_uint_eq(DAT_GET_TYPE(dat_registry_list_providers(3, &n,
-								   NULL)),
-			  DAT_INVALID_PARAMETER);
-	ck_assert_uint_eq(DAT_GET_TYPE(dat_registry_list_providers(-1, &n,
-								   ptrs)),
-			  DAT_INVALID_PARAMETER);
+	ck_assert_uint_eq(
+	        DAT_GET_TYPE(dat_registry_list_providers(3, NULL, ptrs)),
+	        DAT_INVALID_PARAMETER);
+	ck_assert_uint_eq(
+	        DAT_GET_TYPE(dat_registry_list_providers(3, &n, NULL)),
+	        DAT_INVALID_PARAMETER);
+	ck_assert_uint_eq(
+	        DAT_GET_TYPE(dat_registry_list_providers(-1, &n, ptrs)),
+	        DAT_INVALID_PARAMETER);
 }
 END_TEST
 
@@ -416,7 +416,7 @@ static const DAT_PROVIDER dummy_table = {.device_name = "dummy"};
 /* A provider linked into the program, registered without dat.conf. */
 static int linked_ia;
 static DAT_RETURN linked_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
-			      DAT_EVD_HANDLE *evd, DAT_IA_HANDLE *ia)
+                              DAT_EVD_HANDLE *evd, DAT_IA_HANDLE *ia)
 {
 	(void)name;
 	(void)qlen;
@@ -429,14 +429,14 @@ static DAT_RETURN linked_close(DAT_IA_HANDLE ia, DAT_CLOSE_FLAGS flags)
 {
 	(void)flags;
 	return ia == (DAT_IA_HANDLE)&linked_ia
-		       ? DAT_SUCCESS
-		       : DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	               ? DAT_SUCCESS
+	               : DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 }
 
 static const DAT_PROVIDER linked_table = {
-	.device_name = "linked",
-	.ia_open_func = linked_open,
-	.ia_close_func = linked_close,
+        .device_name = "linked",
+        .ia_open_func = linked_open,
+        .ia_close_func = linked_close,
 };
 
 START_TEST(reg_linked_in_provider)
@@ -448,17 +448,17 @@ START_TEST(reg_linked_in_provider)
 	strcpy(info.ia_name, "linked-in");
 	info.dapl_version_major = 2;
 	ck_assert_uint_eq(dat_registry_add_provider(&linked_table, &info),
-			  DAT_SUCCESS);
+	                  DAT_SUCCESS);
 	ia = open_ok("linked-in");
 	ck_assert_uint_eq(dats_get_ia_handle(ia, &raw), DAT_SUCCESS);
 	ck_assert_ptr_eq(raw, &linked_ia);
 	/* Not removable while an IA of it is open. */
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_registry_remove_provider(
-				  &linked_table, &info)),
-			  DAT_PROVIDER_IN_USE);
+	                          &linked_table, &info)),
+	                  DAT_PROVIDER_IN_USE);
 	ck_assert_uint_eq(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG), DAT_SUCCESS);
 	ck_assert_uint_eq(dat_registry_remove_provider(&linked_table, &info),
-			  DAT_SUCCESS);
+	                  DAT_SUCCESS);
 	ck_assert(!fake_loaded());
 }
 END_TEST
@@ -470,55 +470,55 @@ START_TEST(reg_add_remove_direct)
 	memset(&info, 0, sizeof(info));
 	strcpy(info.ia_name, "linked-in");
 	ck_assert_uint_eq(dat_registry_add_provider(&dummy_table, &info),
-			  DAT_SUCCESS);
-	ck_assert_uint_eq(DAT_GET_TYPE(dat_registry_add_provider(&dummy_table,
-								 &info)),
-			  DAT_PROVIDER_ALREADY_REGISTERED);
+	                  DAT_SUCCESS);
+	ck_assert_uint_eq(
+	        DAT_GET_TYPE(dat_registry_add_provider(&dummy_table, &info)),
+	        DAT_PROVIDER_ALREADY_REGISTERED);
 	ck_assert_uint_eq(dat_registry_remove_provider(&dummy_table, &info),
-			  DAT_SUCCESS);
-	ck_assert_uint_eq(DAT_GET_TYPE(dat_registry_remove_provider(
-				  &dummy_table, &info)),
-			  DAT_PROVIDER_NOT_FOUND);
+	                  DAT_SUCCESS);
+	ck_assert_uint_eq(
+	        DAT_GET_TYPE(dat_registry_remove_provider(&dummy_table, &info)),
+	        DAT_PROVIDER_NOT_FOUND);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_registry_add_provider(NULL, &info)),
-			  DAT_INVALID_PARAMETER);
-	ck_assert_uint_eq(DAT_GET_TYPE(dat_registry_add_provider(&dummy_table,
-								 NULL)),
-			  DAT_INVALID_PARAMETER);
+	                  DAT_INVALID_PARAMETER);
+	ck_assert_uint_eq(
+	        DAT_GET_TYPE(dat_registry_add_provider(&dummy_table, NULL)),
+	        DAT_INVALID_PARAMETER);
 	memset(info.ia_name, 'x', sizeof(info.ia_name)); /* no terminator */
-	ck_assert_uint_eq(DAT_GET_TYPE(dat_registry_add_provider(&dummy_table,
-								 &info)),
-			  DAT_INVALID_PARAMETER);
+	ck_assert_uint_eq(
+	        DAT_GET_TYPE(dat_registry_add_provider(&dummy_table, &info)),
+	        DAT_INVALID_PARAMETER);
 }
 END_TEST
 
 START_TEST(reg_strerror_all_codes)
 {
 	static const DAT_RETURN majors[] = {
-		DAT_SUCCESS,
-		DAT_ABORT,
-		DAT_CONN_QUAL_IN_USE,
-		DAT_INSUFFICIENT_RESOURCES,
-		DAT_INTERNAL_ERROR,
-		DAT_INVALID_HANDLE,
-		DAT_INVALID_PARAMETER,
-		DAT_INVALID_STATE,
-		DAT_LENGTH_ERROR,
-		DAT_MODEL_NOT_SUPPORTED,
-		DAT_PROVIDER_NOT_FOUND,
-		DAT_PRIVILEGES_VIOLATION,
-		DAT_PROTECTION_VIOLATION,
-		DAT_QUEUE_EMPTY,
-		DAT_QUEUE_FULL,
-		DAT_TIMEOUT_EXPIRED,
-		DAT_PROVIDER_ALREADY_REGISTERED,
-		DAT_PROVIDER_IN_USE,
-		DAT_INVALID_ADDRESS,
-		DAT_INTERRUPTED_CALL,
-		DAT_CONN_QUAL_UNAVAILABLE,
-		DAT_RESERVED_LMR,
-		DAT_PORT_IN_USE,
-		DAT_COMM_NOT_SUPPORTED,
-		DAT_NOT_IMPLEMENTED,
+	        DAT_SUCCESS,
+	        DAT_ABORT,
+	        DAT_CONN_QUAL_IN_USE,
+	        DAT_INSUFFICIENT_RESOURCES,
+	        DAT_INTERNAL_ERROR,
+	        DAT_INVALID_HANDLE,
+	        DAT_INVALID_PARAMETER,
+	        DAT_INVALID_STATE,
+	        DAT_LENGTH_ERROR,
+	        DAT_MODEL_NOT_SUPPORTED,
+	        DAT_PROVIDER_NOT_FOUND,
+	        DAT_PRIVILEGES_VIOLATION,
+	        DAT_PROTECTION_VIOLATION,
+	        DAT_QUEUE_EMPTY,
+	        DAT_QUEUE_FULL,
+	        DAT_TIMEOUT_EXPIRED,
+	        DAT_PROVIDER_ALREADY_REGISTERED,
+	        DAT_PROVIDER_IN_USE,
+	        DAT_INVALID_ADDRESS,
+	        DAT_INTERRUPTED_CALL,
+	        DAT_CONN_QUAL_UNAVAILABLE,
+	        DAT_RESERVED_LMR,
+	        DAT_PORT_IN_USE,
+	        DAT_COMM_NOT_SUPPORTED,
+	        DAT_NOT_IMPLEMENTED,
 	};
 	const char *maj, *min;
 	size_t i;
@@ -527,39 +527,38 @@ START_TEST(reg_strerror_all_codes)
 	for (i = 0; i < sizeof(majors) / sizeof(majors[0]); i++) {
 		maj = min = NULL;
 		ck_assert_uint_eq(dat_strerror(majors[i], &maj, &min),
-				  DAT_SUCCESS);
+		                  DAT_SUCCESS);
 		ck_assert_ptr_nonnull(maj);
 		ck_assert_ptr_nonnull(min);
 		ck_assert_msg(strncmp(maj, "DAT_", 4) == 0, "%s", maj);
 	}
 	ck_assert_uint_eq(dat_strerror(DAT_INVALID_HANDLE, &maj, &min),
-			  DAT_SUCCESS);
+	                  DAT_SUCCESS);
 	ck_assert_str_eq(maj, "DAT_INVALID_HANDLE");
 	/* Every minor code, from the first to the last of the enum. */
 	for (s = DAT_SUB_INTERRUPTED; s <= DAT_THREAD_SAFETY_NOT_FOUND; s++) {
-		ck_assert_uint_eq(dat_strerror(DAT_ERROR(DAT_INTERNAL_ERROR,
-							 s),
-					       &maj, &min),
-				  DAT_SUCCESS);
+		ck_assert_uint_eq(dat_strerror(DAT_ERROR(DAT_INTERNAL_ERROR, s),
+		                               &maj, &min),
+		                  DAT_SUCCESS);
 		ck_assert_msg(strncmp(min, "DAT_", 4) == 0, "%u: %s", s, min);
 	}
 	ck_assert_uint_eq(dat_strerror(DAT_ERROR(DAT_INVALID_HANDLE,
-						 DAT_INVALID_HANDLE_EP),
-				       &maj, &min),
-			  DAT_SUCCESS);
+	                                         DAT_INVALID_HANDLE_EP),
+	                               &maj, &min),
+	                  DAT_SUCCESS);
 	ck_assert_str_eq(min, "DAT_INVALID_HANDLE_EP");
 	ck_assert_uint_eq(dat_strerror(DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
-						 DAT_NAME_NOT_REGISTERED),
-				       &maj, NULL),
-			  DAT_SUCCESS);
+	                                         DAT_NAME_NOT_REGISTERED),
+	                               &maj, NULL),
+	                  DAT_SUCCESS);
 	ck_assert_str_eq(maj, "DAT_PROVIDER_NOT_FOUND");
 	/* Unknown codes are an invalid parameter, not a crash. */
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_strerror(0x00ff0000, &maj, &min)),
-			  DAT_INVALID_PARAMETER);
+	                  DAT_INVALID_PARAMETER);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_strerror(0x0000ffff, &maj, &min)),
-			  DAT_INVALID_PARAMETER);
+	                  DAT_INVALID_PARAMETER);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_strerror(DAT_SUCCESS, NULL, &min)),
-			  DAT_INVALID_PARAMETER);
+	                  DAT_INVALID_PARAMETER);
 }
 END_TEST
 
@@ -572,7 +571,7 @@ START_TEST(reg_no_conf_builtins_only)
 		ptrs[i] = &infos[i];
 	setenv("DAT_OVERRIDE", "/nonexistent/dat.conf", 1);
 	ck_assert_uint_eq(dat_registry_list_providers(16, &n, ptrs),
-			  DAT_SUCCESS);
+	                  DAT_SUCCESS);
 	ck_assert_int_eq(n, 7);
 	ck_assert_str_eq(infos[0].ia_name, "ofi");
 	ck_assert_str_eq(infos[6].ia_name, "ofi-rxm");

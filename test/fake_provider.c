@@ -20,7 +20,7 @@
 
 #include "check_tests.h"
 
-#define FP_MAX 16
+#define FP_MAX      16
 #define FP_IA_MAGIC 0x46414b45u
 #define FP_PZ_MAGIC 0x505a505au
 
@@ -57,7 +57,7 @@ static struct fakeprov_counters *fp_counters(void)
 }
 
 static DAT_RETURN fp_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
-			     DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia_out)
+                             DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia_out)
 {
 	struct fp_prov *p = NULL;
 	struct fp_ia *ia;
@@ -73,11 +73,11 @@ static DAT_RETURN fp_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND, 0);
 	if (p->fail_open)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_DEVICE);
+		                 DAT_RESOURCE_DEVICE);
 	ia = calloc(1, sizeof(*ia));
 	if (ia == NULL)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
+		                 DAT_RESOURCE_MEMORY);
 	ia->prov = &p->table;
 	ia->magic = FP_IA_MAGIC;
 	ia->thread_safe = p->info.is_thread_safe;
@@ -93,7 +93,8 @@ static DAT_RETURN fp_ia_close(DAT_IA_HANDLE h, DAT_CLOSE_FLAGS flags)
 	if (ia->magic != FP_IA_MAGIC)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	if (flags == DAT_CLOSE_GRACEFUL_FLAG && ia->npz > 0)
-		return DAT_ERROR(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
+		return DAT_ERROR(DAT_INVALID_STATE,
+		                 DAT_INVALID_STATE_IA_IN_USE);
 	ia->magic = 0;
 	free(ia);
 	fp_counters()->close++;
@@ -101,9 +102,9 @@ static DAT_RETURN fp_ia_close(DAT_IA_HANDLE h, DAT_CLOSE_FLAGS flags)
 }
 
 static DAT_RETURN fp_ia_query(DAT_IA_HANDLE h, DAT_EVD_HANDLE *async_evd,
-			      DAT_IA_ATTR_MASK ia_mask, DAT_IA_ATTR *ia_attr,
-			      DAT_PROVIDER_ATTR_MASK pmask,
-			      DAT_PROVIDER_ATTR *pattr)
+                              DAT_IA_ATTR_MASK ia_mask, DAT_IA_ATTR *ia_attr,
+                              DAT_PROVIDER_ATTR_MASK pmask,
+                              DAT_PROVIDER_ATTR *pattr)
 {
 	struct fp_ia *ia = (struct fp_ia *)h;
 
@@ -163,7 +164,7 @@ static DAT_RETURN fp_get_ctx(DAT_HANDLE h, DAT_CONTEXT *ctx)
 	if (ctx == NULL)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	*ctx = t == DAT_HANDLE_TYPE_IA ? ((struct fp_ia *)h)->ctx
-				       : ((struct fp_pz *)h)->ctx;
+	                               : ((struct fp_pz *)h)->ctx;
 	return DAT_SUCCESS;
 }
 
@@ -186,7 +187,7 @@ static DAT_RETURN fp_pz_create(DAT_IA_HANDLE h, DAT_PZ_HANDLE *out)
 	pz = calloc(1, sizeof(*pz));
 	if (pz == NULL)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
+		                 DAT_RESOURCE_MEMORY);
 	pz->prov = ia->prov;
 	pz->magic = FP_PZ_MAGIC;
 	pz->ia = ia;
@@ -196,7 +197,7 @@ static DAT_RETURN fp_pz_create(DAT_IA_HANDLE h, DAT_PZ_HANDLE *out)
 }
 
 static DAT_RETURN fp_pz_query(DAT_PZ_HANDLE h, DAT_PZ_PARAM_MASK mask,
-			      DAT_PZ_PARAM *param)
+                              DAT_PZ_PARAM *param)
 {
 	struct fp_pz *pz = (struct fp_pz *)h;
 	DAT_IA_HANDLE idx;
@@ -233,7 +234,7 @@ void dat_provider_init(const DAT_PROVIDER_INFO *info, const char *instance)
 
 	c->init++;
 	strncpy(c->last_instance, instance ? instance : "",
-		sizeof(c->last_instance) - 1);
+	        sizeof(c->last_instance) - 1);
 	if (instance != NULL && strcmp(instance, "noregister") == 0)
 		return;
 	for (i = 0; i < FP_MAX && p == NULL; i++)

@@ -346,7 +346,7 @@ bad:
 	return -1;
 }
 
-/* ---- the side channel ------------------------------------------------ */
+/* ---- the side channel ---------------------------------------------------- */
 
 static int bench_oob_server(struct bench_ctx *ctx)
 {
@@ -522,7 +522,7 @@ void bench_oob_close(struct bench_ctx *ctx)
 	ctx->oob_fd = -1;
 }
 
-/* ---- waiting ----------------------------------------------------------- */
+/* ---- waiting ------------------------------------------------------------- */
 
 void bench_deadline_start(struct bench_deadline *d, int seconds)
 {
@@ -642,7 +642,7 @@ int bench_wait_cm(struct bench_ctx *ctx, enum bench_cm_type want,
 	}
 }
 
-/* ---- setup and teardown ------------------------------------------------ */
+/* ---- setup and teardown -------------------------------------------------- */
 
 static int bench_hello(struct bench_ctx *ctx)
 {
@@ -981,7 +981,7 @@ int bench_drive(struct bench_ctx *ctx, struct bench_conn *conn,
 	return bench_send_params(ctx, BENCH_CMD_DONE, 0, 0);
 }
 
-/* ---- one process, both sides ------------------------------------------ */
+/* ---- one process, both sides --------------------------------------------- */
 
 static int bench_lb_open(struct bench_ctx *ctx, struct bench_opts *o,
                          bool server, size_t max_size)
@@ -1238,7 +1238,7 @@ out:
 	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-/* ---- the fabtests table ------------------------------------------------ */
+/* ---- the fabtests table -------------------------------------------------- */
 
 static char *bench_size_str(char *str, size_t n, long long size)
 {

@@ -82,7 +82,7 @@ static int bw_poll(struct bw_state *s, struct bench_comp *c, const char *what)
 	return ret;
 }
 
-/* ---- send ------------------------------------------------------------ */
+/* ---- send ---------------------------------------------------------------- */
 
 static int bw_send_client(struct bw_state *s, long count,
                           struct timespec *start, struct timespec *end)
@@ -213,7 +213,7 @@ static int bw_send_server(struct bw_state *s, long count)
 	return 0;
 }
 
-/* ---- RDMA write and read ------------------------------------------------ */
+/* ---- RDMA write and read ------------------------------------------------- */
 
 static int bw_rma_client(struct bw_state *s, bool read, long count,
                          struct timespec *start, struct timespec *end)

@@ -792,9 +792,8 @@ static void check_overflow(void)
 		int got = 0;
 
 		/* The last requests may still be on their way (sockets). */
-		while (got < (int)n &&
-		       dat_evd_wait(small, 5000000, 1, &ev, &nmore) ==
-		               DAT_SUCCESS)
+		while (got < (int)n && dat_evd_wait(small, 5000000, 1, &ev,
+		                                    &nmore) == DAT_SUCCESS)
 			got += ev.event_number == DAT_CONNECTION_REQUEST_EVENT;
 		FT_CHECK(got == (int)n,
 		         "the overflowed EVD still delivers every request "

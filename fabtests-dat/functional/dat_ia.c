@@ -391,8 +391,9 @@ static void check_progress_thread(struct ft_ia *ia, int before)
 	                              DAT_MEM_PRIV_REMOTE_WRITE_FLAG |
 	                                      DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
 	                              &remote)) == DAT_SUCCESS) {
-		expect_threads(before + 1,
-		               "an LMR open to RDMA Write (the progress thread)");
+		expect_threads(
+		        before + 1,
+		        "an LMR open to RDMA Write (the progress thread)");
 		ft_mr_free(&remote);
 	}
 	ft_mr_free(&local);

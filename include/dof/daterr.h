@@ -7,9 +7,9 @@
 #include <dat2/dat_error.h>
 
 #ifndef DAT_ERROR
-#define DAT_ERROR(_type, _subtype)                                            \
-	((DAT_RETURN)(DAT_CLASS_ERROR | (DAT_UINT32)(_type) |                   \
-		      (DAT_UINT32)(_subtype)))
+#define DAT_ERROR(_type, _subtype)                            \
+	((DAT_RETURN)(DAT_CLASS_ERROR | (DAT_UINT32)(_type) | \
+	              (DAT_UINT32)(_subtype)))
 #endif
 
 #endif /* DOF_DATERR_H */

@@ -14,6 +14,6 @@
  * a provider's IA pointer gives the consumer's handle.
  */
 extern DAT_RETURN DAT_API dats_get_ia_handle(DAT_IA_HANDLE handle,
-					     DAT_IA_HANDLE *out);
+                                             DAT_IA_HANDLE *out);
 
 #endif /* DOF_DATS_H */

@@ -40,14 +40,13 @@ dof_log_level_t dof_log_level_from_mask(unsigned long mask);
 void dof_log_init(void);
 
 void dof_log_printf(dof_log_level_t level, const char *component,
-		    const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+                    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-#define dof_log(_level, _comp, ...)                                          \
-	do {                                                                   \
-		if ((_level) <= DOF_LOG_MAX_LEVEL &&                           \
-		    (_level) <= dof_log_level)                                 \
-			dof_log_printf((_level), (_comp), __VA_ARGS__);        \
+#define dof_log(_level, _comp, ...)                                     \
+	do {                                                            \
+		if ((_level) <= DOF_LOG_MAX_LEVEL &&                    \
+		    (_level) <= dof_log_level)                          \
+			dof_log_printf((_level), (_comp), __VA_ARGS__); \
 	} while (0)
 
 #define dof_error(_comp, ...) dof_log(DOF_LOG_ERROR, _comp, __VA_ARGS__)

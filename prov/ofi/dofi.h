@@ -38,14 +38,14 @@
 #include "dof/log.h"
 #include "dof/status.h"
 
-#define DOFI_LOG "dapl-ofi"
+#define DOFI_LOG        "dapl-ofi"
 #define DOFI_FI_VERSION FI_VERSION(1, 17)
 
 /* Our CM private-data header; at most 7 bytes so verbs keeps 48 for us. */
-#define DOFI_CM_HDR_SIZE  7
-#define DOFI_CM_MAGIC0    0xda
-#define DOFI_CM_MAGIC1    0x7f
-#define DOFI_CM_VERSION   1
+#define DOFI_CM_HDR_SIZE 7
+#define DOFI_CM_MAGIC0   0xda
+#define DOFI_CM_MAGIC1   0x7f
+#define DOFI_CM_VERSION  1
 enum {
 	DOFI_CM_REQ = 1,  /* connect */
 	DOFI_CM_REP = 2,  /* accept */
@@ -112,7 +112,7 @@ static inline void dofi_list_del(dofi_list_t *e)
 	dofi_list_init(e);
 }
 
-#define dofi_container_of(_p, _type, _member)                                 \
+#define dofi_container_of(_p, _type, _member) \
 	((_type *)(void *)((char *)(_p)-offsetof(_type, _member)))
 
 struct dofi_ia;
@@ -136,7 +136,7 @@ typedef struct dofi_prov {
 	dofi_list_t link;
 } dofi_prov_t;
 
-/* ---- memory ---------------------------------------------------------- */
+/* ---- memory -------------------------------------------------------------- */
 
 struct dofi_pz;
 
@@ -190,7 +190,7 @@ typedef struct dofi_rmr {
 	struct dofi_ep *ep;
 } dofi_rmr_t;
 
-/* ---- events ---------------------------------------------------------- */
+/* ---- events -------------------------------------------------------------- */
 
 typedef struct dofi_cno {
 	dofi_obj_t obj;
@@ -224,16 +224,16 @@ typedef struct dofi_evd {
 	uint32_t cap; /* ring capacity, >= qlen */
 	uint32_t head;
 	_Atomic uint32_t count;
-	struct fid_cq *cq; /* DTO and RMR streams, in the IA's domain */
-	int cq_fd;         /* the CQ's wait fd; DOFI_CQ_POLLFD, -1 none */
+	struct fid_cq *cq;  /* DTO and RMR streams, in the IA's domain */
+	int cq_fd;          /* the CQ's wait fd; DOFI_CQ_POLLFD, -1 none */
 	dofi_evd_cq_t *xcq; /* CQs in other PZs' domains; usually NULL */
-	int efd;           /* eventfd: software/CM events for waiters */
+	int efd;            /* eventfd: software/CM events for waiters */
 	_Atomic int waiters;
 	int enabled;
 	int waitable;
 	int overflowed;
 	dofi_cno_t *cno;
-	_Atomic int nref; /* EPs, PSPs, RSPs using it */
+	_Atomic int nref;   /* EPs, PSPs, RSPs using it */
 	_Atomic int polled; /* the consumer read the CQ since last look */
 	/* Empty dequeues, with no progress thread (dofi_evd_dequeue). */
 	_Atomic unsigned idle_polls;
@@ -250,7 +250,7 @@ static inline dofi_evd_cq_t *dofi_evd_xcq_next(dofi_evd_cq_t *x)
 	return __atomic_load_n(&x->next, __ATOMIC_ACQUIRE);
 }
 
-/* ---- endpoints --------------------------------------------------------- */
+/* ---- endpoints ----------------------------------------------------------- */
 
 typedef enum {
 	DOFI_OP_SEND = 1,
@@ -284,7 +284,7 @@ typedef struct dofi_op {
 } dofi_op_t;
 
 #define DOFI_POOL_NONE UINT32_MAX
-#define DOFI_MAX_IOV 32
+#define DOFI_MAX_IOV   32
 
 /*
  * A lock-free stack of op indices; tag defeats ABA. Ops are set up when
@@ -296,7 +296,7 @@ typedef struct dofi_pool {
 	_Atomic uint64_t head; /* tag << 32 | index: ops given back */
 	dofi_op_t *ops;
 	uint32_t size;
-	_Atomic uint32_t fresh; /* ops [0, fresh) are set up */
+	_Atomic uint32_t fresh;     /* ops [0, fresh) are set up */
 	pthread_mutex_t fresh_lock; /* sets up the next one */
 	/* What an op starts with: its EP, and a receive's IOV slots. */
 	struct dofi_ep *ep;
@@ -329,7 +329,7 @@ typedef struct dofi_ep {
 	dofi_evd_t *req_evd;
 	dofi_evd_t *conn_evd;
 	DAT_EP_ATTR attr;
-	struct fid_ep *fep; /* NULL until connect or accept */
+	struct fid_ep *fep;           /* NULL until connect or accept */
 	struct fid_cq *tx_cq, *rx_cq; /* what fep is bound to */
 	struct fi_info *info;
 	dofi_pool_t req_pool;
@@ -348,10 +348,10 @@ typedef struct dofi_ep {
 	DAT_COUNT pdata_len;
 	/* Connect timeout, CLOCK_MONOTONIC ns; 0 = none. */
 	uint64_t deadline;
-	dofi_cr_t *cr;      /* passive side: the CR being accepted */
-	dofi_sp_t *sp;      /* EP reserved by a PSP (provider) or RSP */
-	int graceful;       /* disconnect pending on outstanding sends */
-	int dto_error;      /* a DTO failed: the connection is broken */
+	dofi_cr_t *cr; /* passive side: the CR being accepted */
+	dofi_sp_t *sp; /* EP reserved by a PSP (provider) or RSP */
+	int graceful;  /* disconnect pending on outstanding sends */
+	int dto_error; /* a DTO failed: the connection is broken */
 	/* A receive was truncated on a fabric that keeps the connection:
 	 * the CM ends it (dofi_cm_check_timers). */
 	_Atomic int break_pending;
@@ -374,7 +374,7 @@ typedef struct dofi_ep {
 	 * passive side takes it with an internal receive posted before any
 	 * of the consumer's and reports ESTABLISHED only then.
 	 */
-	dofi_op_t rtu_op;         /* internal receive (passive) or send */
+	dofi_op_t rtu_op; /* internal receive (passive) or send */
 	/* A flush reported requests libfabric still held: their CQ entries
 	 * may come later (ia->lock). */
 	int cq_stale;
@@ -412,23 +412,23 @@ struct dofi_sp {
 
 struct dofi_cr {
 	dofi_obj_t obj;
-	dofi_sp_t *sp;          /* NULL once an RSP has spent itself */
-	struct fid_pep *pep;    /* the listener the request came to */
+	dofi_sp_t *sp;            /* NULL once an RSP has spent itself */
+	struct fid_pep *pep;      /* the listener the request came to */
 	struct fi_info *pep_info; /* set when the CR owns pep (spent RSP) */
 	DAT_CONN_QUAL qual;       /* the qualifier it arrived on */
-	struct fi_info *info; /* from FI_CONNREQ; handle inside */
+	struct fi_info *info;     /* from FI_CONNREQ; handle inside */
 	struct sockaddr_in remote_addr;
 	DAT_PORT_QUAL remote_port;
 	unsigned char pdata[256];
 	DAT_COUNT pdata_len;
 	dofi_ep_t *ep; /* provider-created or RSP EP */
 	uint8_t rdma_in, rdma_out;
-	uint8_t rtu; /* the requester offered an RTU (DOFI_CM_F_RTU) */
-	uint8_t acc; /* it asked for the accepted message */
+	uint8_t rtu;  /* the requester offered an RTU (DOFI_CM_F_RTU) */
+	uint8_t acc;  /* it asked for the accepted message */
 	int rejected; /* dat_cr_reject sent a reject on pep */
 };
 
-/* ---- the IA ------------------------------------------------------------ */
+/* ---- the IA -------------------------------------------------------------- */
 
 /* A closed fi_ep's address while EQ events for it may be unread. */
 typedef struct dofi_tomb {
@@ -480,9 +480,9 @@ typedef struct dofi_ia {
 	dofi_lmr_t **lmr_chunks[256];
 	uint32_t lmr_next;
 	_Atomic uint32_t key_next;
-	int virt_addr; /* FI_MR_VIRT_ADDR in effect */
-	int mr_local;  /* FI_MR_LOCAL: descriptors required */
-	int prov_key;  /* FI_MR_PROV_KEY */
+	int virt_addr;     /* FI_MR_VIRT_ADDR in effect */
+	int mr_local;      /* FI_MR_LOCAL: descriptors required */
+	int prov_key;      /* FI_MR_PROV_KEY */
 	int auto_progress; /* libfabric progresses data on its own */
 	/*
 	 * Our end of a connection closes the libfabric endpoint instead of
@@ -537,30 +537,29 @@ typedef struct dofi_ia {
 	pthread_mutex_t eq_lock; /* one EQ reader at a time */
 } dofi_ia_t;
 
-#define DOFI_LMR_CHUNK 4096u
+#define DOFI_LMR_CHUNK     4096u
 #define DOFI_LMR_SLOT_BITS 20
 #define DOFI_LMR_SLOT_MASK ((1u << DOFI_LMR_SLOT_BITS) - 1)
-#define DOFI_LMR_SLOTS (256u * DOFI_LMR_CHUNK)
+#define DOFI_LMR_SLOTS     (256u * DOFI_LMR_CHUNK)
 
-/* ---- object helpers (dofi_prov.c) --------------------------------------- */
+/* ---- object helpers (dofi_prov.c) ---------------------------------------- */
 
 void *dofi_obj_alloc(dofi_ia_t *ia, dofi_obj_type_t type, size_t size,
-		     const DAT_PROVIDER *table);
+                     const DAT_PROVIDER *table);
 /* The same with ia->lock already held. */
 void *dofi_obj_alloc_locked(dofi_ia_t *ia, dofi_obj_type_t type, size_t size,
-			    const DAT_PROVIDER *table);
+                            const DAT_PROVIDER *table);
 void dofi_obj_free(void *obj);
 /* The object of that type behind a handle, or NULL (and a log line). */
-void *dofi_obj_get(const void *handle, dofi_obj_type_t type,
-		   const char *func);
+void *dofi_obj_get(const void *handle, dofi_obj_type_t type, const char *func);
 
 static inline void *dofi_obj_fast(const void *handle, dofi_obj_type_t type)
 {
 	const dofi_obj_t *o = handle;
 
-	if (o == NULL || atomic_load_explicit(&o->magic,
-					      memory_order_relaxed) !=
-				 DOFI_MAGIC_LIVE ||
+	if (o == NULL ||
+	    atomic_load_explicit(&o->magic, memory_order_relaxed) !=
+	            DOFI_MAGIC_LIVE ||
 	    o->type != type)
 		return NULL;
 	return (void *)o;
@@ -583,27 +582,27 @@ void dofi_nopipe_end(const sigset_t *old);
  * MSG_NOSIGNAL (dofi_nopipe_need); tcp, verbs and efa never raise SIGPIPE. */
 extern _Atomic int dofi_nopipe_on;
 void dofi_nopipe_need(const char *prov_name);
-#define DOFI_NOPIPE(call)                                                    \
-	__extension__({                                                      \
-		sigset_t dofi_old_;                                          \
-		int dofi_rc_, dofi_on_ = atomic_load_explicit(               \
-		        &dofi_nopipe_on, memory_order_relaxed);              \
-		if (dofi_on_)                                                \
-			dofi_nopipe_begin(&dofi_old_);                       \
-		dofi_rc_ = (int)(call);                                      \
-		if (dofi_on_)                                                \
-			dofi_nopipe_end(&dofi_old_);                         \
-		dofi_rc_;                                                    \
+#define DOFI_NOPIPE(call)                                                     \
+	__extension__({                                                       \
+		sigset_t dofi_old_;                                           \
+		int dofi_rc_, dofi_on_ = atomic_load_explicit(                \
+		                      &dofi_nopipe_on, memory_order_relaxed); \
+		if (dofi_on_)                                                 \
+			dofi_nopipe_begin(&dofi_old_);                        \
+		dofi_rc_ = (int)(call);                                       \
+		if (dofi_on_)                                                 \
+			dofi_nopipe_end(&dofi_old_);                          \
+		dofi_rc_;                                                     \
 	})
 
-/* ---- entry points, one file per object ---------------------------------- */
+/* ---- entry points, one file per object ----------------------------------- */
 
 /* dofi_ia.c */
 DAT_RETURN dofi_ia_open(const DAT_NAME_PTR, DAT_COUNT, DAT_EVD_HANDLE *,
-			DAT_IA_HANDLE *);
+                        DAT_IA_HANDLE *);
 DAT_RETURN dofi_ia_query(DAT_IA_HANDLE, DAT_EVD_HANDLE *, DAT_IA_ATTR_MASK,
-			 DAT_IA_ATTR *, DAT_PROVIDER_ATTR_MASK,
-			 DAT_PROVIDER_ATTR *);
+                         DAT_IA_ATTR *, DAT_PROVIDER_ATTR_MASK,
+                         DAT_PROVIDER_ATTR *);
 DAT_RETURN dofi_ia_close(DAT_IA_HANDLE, DAT_CLOSE_FLAGS);
 dofi_prov_t *dofi_prov_find(const char *ia_name);
 /* Open a domain and its null CQ on the IA's fabric; libfabric's error. */
@@ -615,21 +614,21 @@ DAT_RETURN dofi_pz_create(DAT_IA_HANDLE, DAT_PZ_HANDLE *);
 DAT_RETURN dofi_pz_query(DAT_PZ_HANDLE, DAT_PZ_PARAM_MASK, DAT_PZ_PARAM *);
 DAT_RETURN dofi_pz_free(DAT_PZ_HANDLE);
 DAT_RETURN dofi_lmr_create(DAT_IA_HANDLE, DAT_MEM_TYPE, DAT_REGION_DESCRIPTION,
-			   DAT_VLEN, DAT_PZ_HANDLE, DAT_MEM_PRIV_FLAGS,
-			   DAT_VA_TYPE, DAT_LMR_HANDLE *, DAT_LMR_CONTEXT *,
-			   DAT_RMR_CONTEXT *, DAT_VLEN *, DAT_VADDR *);
+                           DAT_VLEN, DAT_PZ_HANDLE, DAT_MEM_PRIV_FLAGS,
+                           DAT_VA_TYPE, DAT_LMR_HANDLE *, DAT_LMR_CONTEXT *,
+                           DAT_RMR_CONTEXT *, DAT_VLEN *, DAT_VADDR *);
 DAT_RETURN dofi_lmr_query(DAT_LMR_HANDLE, DAT_LMR_PARAM_MASK, DAT_LMR_PARAM *);
 DAT_RETURN dofi_lmr_free(DAT_LMR_HANDLE);
 DAT_RETURN dofi_lmr_sync_rdma_read(DAT_IA_HANDLE, const DAT_LMR_TRIPLET *,
-				   DAT_VLEN);
+                                   DAT_VLEN);
 DAT_RETURN dofi_lmr_sync_rdma_write(DAT_IA_HANDLE, const DAT_LMR_TRIPLET *,
-				    DAT_VLEN);
+                                    DAT_VLEN);
 DAT_RETURN dofi_rmr_create(DAT_PZ_HANDLE, DAT_RMR_HANDLE *);
 DAT_RETURN dofi_rmr_query(DAT_RMR_HANDLE, DAT_RMR_PARAM_MASK, DAT_RMR_PARAM *);
 DAT_RETURN dofi_rmr_bind(DAT_RMR_HANDLE, DAT_LMR_HANDLE,
-			 const DAT_LMR_TRIPLET *, DAT_MEM_PRIV_FLAGS,
-			 DAT_VA_TYPE, DAT_EP_HANDLE, DAT_RMR_COOKIE,
-			 DAT_COMPLETION_FLAGS, DAT_RMR_CONTEXT *);
+                         const DAT_LMR_TRIPLET *, DAT_MEM_PRIV_FLAGS,
+                         DAT_VA_TYPE, DAT_EP_HANDLE, DAT_RMR_COOKIE,
+                         DAT_COMPLETION_FLAGS, DAT_RMR_CONTEXT *);
 DAT_RETURN dofi_rmr_free(DAT_RMR_HANDLE);
 /* The LMR for an lmr_context, or NULL. Lock-free. */
 /* Free what the IA still holds (abrupt close). */
@@ -637,14 +636,13 @@ void dofi_mem_release_all(dofi_ia_t *ia);
 
 /* dofi_evd.c */
 DAT_RETURN dofi_evd_create(DAT_IA_HANDLE, DAT_COUNT, DAT_CNO_HANDLE,
-			   DAT_EVD_FLAGS, DAT_EVD_HANDLE *);
-DAT_RETURN dofi_evd_query(DAT_EVD_HANDLE, DAT_EVD_PARAM_MASK,
-			  DAT_EVD_PARAM *);
+                           DAT_EVD_FLAGS, DAT_EVD_HANDLE *);
+DAT_RETURN dofi_evd_query(DAT_EVD_HANDLE, DAT_EVD_PARAM_MASK, DAT_EVD_PARAM *);
 DAT_RETURN dofi_evd_modify_cno(DAT_EVD_HANDLE, DAT_CNO_HANDLE);
 DAT_RETURN dofi_evd_enable(DAT_EVD_HANDLE);
 DAT_RETURN dofi_evd_disable(DAT_EVD_HANDLE);
 DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE, DAT_TIMEOUT, DAT_COUNT, DAT_EVENT *,
-			 DAT_COUNT *);
+                         DAT_COUNT *);
 DAT_RETURN dofi_evd_resize(DAT_EVD_HANDLE, DAT_COUNT);
 DAT_RETURN dofi_evd_post_se(DAT_EVD_HANDLE, const DAT_EVENT *);
 DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE, DAT_EVENT *);
@@ -652,7 +650,7 @@ DAT_RETURN dofi_evd_free(DAT_EVD_HANDLE);
 DAT_RETURN dofi_evd_set_unwaitable(DAT_EVD_HANDLE);
 DAT_RETURN dofi_evd_clear_unwaitable(DAT_EVD_HANDLE);
 DAT_RETURN dofi_cno_create(DAT_IA_HANDLE, DAT_OS_WAIT_PROXY_AGENT,
-			   DAT_CNO_HANDLE *);
+                           DAT_CNO_HANDLE *);
 DAT_RETURN dofi_cno_modify_agent(DAT_CNO_HANDLE, DAT_OS_WAIT_PROXY_AGENT);
 DAT_RETURN dofi_cno_query(DAT_CNO_HANDLE, DAT_CNO_PARAM_MASK, DAT_CNO_PARAM *);
 DAT_RETURN dofi_cno_free(DAT_CNO_HANDLE);
@@ -667,7 +665,7 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE, DAT_TIMEOUT, DAT_EVD_HANDLE *);
  */
 dof_status_t dofi_evd_post(dofi_evd_t *evd, const DAT_EVENT *event);
 dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
-				     DAT_EVD_FLAGS flags);
+                                     DAT_EVD_FLAGS flags);
 void dofi_evd_destroy(dofi_evd_t *evd);
 /*
  * The EVD's CQ in dom, opened on first use (an EP of another PZ binds the
@@ -697,17 +695,17 @@ void dofi_evd_progress(dofi_evd_t *evd);
 
 /* dofi_ep.c */
 DAT_RETURN dofi_ep_create(DAT_IA_HANDLE, DAT_PZ_HANDLE, DAT_EVD_HANDLE,
-			  DAT_EVD_HANDLE, DAT_EVD_HANDLE, const DAT_EP_ATTR *,
-			  DAT_EP_HANDLE *);
-DAT_RETURN dofi_ep_create_with_srq(DAT_IA_HANDLE, DAT_PZ_HANDLE,
-				   DAT_EVD_HANDLE, DAT_EVD_HANDLE,
-				   DAT_EVD_HANDLE, DAT_SRQ_HANDLE,
-				   const DAT_EP_ATTR *, DAT_EP_HANDLE *);
+                          DAT_EVD_HANDLE, DAT_EVD_HANDLE, const DAT_EP_ATTR *,
+                          DAT_EP_HANDLE *);
+DAT_RETURN dofi_ep_create_with_srq(DAT_IA_HANDLE, DAT_PZ_HANDLE, DAT_EVD_HANDLE,
+                                   DAT_EVD_HANDLE, DAT_EVD_HANDLE,
+                                   DAT_SRQ_HANDLE, const DAT_EP_ATTR *,
+                                   DAT_EP_HANDLE *);
 DAT_RETURN dofi_ep_query(DAT_EP_HANDLE, DAT_EP_PARAM_MASK, DAT_EP_PARAM *);
 DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE, DAT_EP_PARAM_MASK,
-			  const DAT_EP_PARAM *);
+                          const DAT_EP_PARAM *);
 DAT_RETURN dofi_ep_get_status(DAT_EP_HANDLE, DAT_EP_STATE *, DAT_BOOLEAN *,
-			      DAT_BOOLEAN *);
+                              DAT_BOOLEAN *);
 DAT_RETURN dofi_ep_free(DAT_EP_HANDLE);
 DAT_RETURN dofi_ep_reset(DAT_EP_HANDLE);
 DAT_RETURN dofi_ep_recv_query(DAT_EP_HANDLE, DAT_COUNT *, DAT_COUNT *);
@@ -722,25 +720,24 @@ void dofi_ep_tombs_expire(dofi_ia_t *ia, uint64_t epoch);
 /* Fill attributes with the provider's defaults, clamped to the IA. */
 void dofi_ep_default_attr(dofi_ia_t *ia, DAT_EP_ATTR *attr);
 dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,
-			 dofi_evd_t *req, dofi_evd_t *conn,
-			 const DAT_EP_ATTR *attr, DAT_RETURN *ret);
+                         dofi_evd_t *req, dofi_evd_t *conn,
+                         const DAT_EP_ATTR *attr, DAT_RETURN *ret);
 void dofi_ep_destroy(dofi_ep_t *ep);
 
 /* dofi_dto.c */
 DAT_RETURN dofi_ep_post_send(DAT_EP_HANDLE, DAT_COUNT, DAT_LMR_TRIPLET *,
-			     DAT_DTO_COOKIE, DAT_COMPLETION_FLAGS);
+                             DAT_DTO_COOKIE, DAT_COMPLETION_FLAGS);
 DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE, DAT_COUNT, DAT_LMR_TRIPLET *,
-			     DAT_DTO_COOKIE, DAT_COMPLETION_FLAGS);
+                             DAT_DTO_COOKIE, DAT_COMPLETION_FLAGS);
 DAT_RETURN dofi_ep_post_rdma_read(DAT_EP_HANDLE, DAT_COUNT, DAT_LMR_TRIPLET *,
-				  DAT_DTO_COOKIE, const DAT_RMR_TRIPLET *,
-				  DAT_COMPLETION_FLAGS);
-DAT_RETURN dofi_ep_post_rdma_write(DAT_EP_HANDLE, DAT_COUNT,
-				   DAT_LMR_TRIPLET *, DAT_DTO_COOKIE,
-				   const DAT_RMR_TRIPLET *,
-				   DAT_COMPLETION_FLAGS);
+                                  DAT_DTO_COOKIE, const DAT_RMR_TRIPLET *,
+                                  DAT_COMPLETION_FLAGS);
+DAT_RETURN dofi_ep_post_rdma_write(DAT_EP_HANDLE, DAT_COUNT, DAT_LMR_TRIPLET *,
+                                   DAT_DTO_COOKIE, const DAT_RMR_TRIPLET *,
+                                   DAT_COMPLETION_FLAGS);
 dof_status_t dofi_pool_init(dofi_pool_t *pool, uint32_t size,
-			    struct dofi_ep *ep, struct iovec *iov, void **desc,
-			    uint32_t niov);
+                            struct dofi_ep *ep, struct iovec *iov, void **desc,
+                            uint32_t niov);
 /* An op never handed out before; NULL when all have been. */
 dofi_op_t *dofi_pool_fresh(dofi_pool_t *pool);
 /* How many ops a scan of the pool has to look at. */
@@ -752,8 +749,8 @@ void dofi_pool_fini(dofi_pool_t *pool);
 /* dofi_pool_get/put, dofi_lmr_lookup, dofi_dto_complete: dofi_fast.h */
 /* Ops of the pool now posted (a scan: for queries, not the data path). */
 uint32_t dofi_pool_used(const dofi_pool_t *pool);
-int dofi_dto_complete_err(const struct fi_cq_err_entry *err,
-			  DAT_EVENT *event, dofi_evd_t *evd);
+int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *event,
+                          dofi_evd_t *evd);
 /* Post the receives queued while the EP had no fi_ep. */
 dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep);
 /*
@@ -773,26 +770,24 @@ void dofi_dto_flush_queued(dofi_ep_t *ep);
 
 /* dofi_cm_msg.c: the MSG backend */
 DAT_RETURN dofi_ep_connect(DAT_EP_HANDLE, DAT_IA_ADDRESS_PTR, DAT_CONN_QUAL,
-			   DAT_TIMEOUT, DAT_COUNT, const DAT_PVOID, DAT_QOS,
-			   DAT_CONNECT_FLAGS);
+                           DAT_TIMEOUT, DAT_COUNT, const DAT_PVOID, DAT_QOS,
+                           DAT_CONNECT_FLAGS);
 DAT_RETURN dofi_ep_dup_connect(DAT_EP_HANDLE, DAT_EP_HANDLE, DAT_TIMEOUT,
-			       DAT_COUNT, const DAT_PVOID, DAT_QOS);
+                               DAT_COUNT, const DAT_PVOID, DAT_QOS);
 DAT_RETURN dofi_ep_disconnect(DAT_EP_HANDLE, DAT_CLOSE_FLAGS);
 DAT_RETURN dofi_psp_create(DAT_IA_HANDLE, DAT_CONN_QUAL, DAT_EVD_HANDLE,
-			   DAT_PSP_FLAGS, DAT_PSP_HANDLE *);
+                           DAT_PSP_FLAGS, DAT_PSP_HANDLE *);
 DAT_RETURN dofi_psp_create_any(DAT_IA_HANDLE, DAT_CONN_QUAL *, DAT_EVD_HANDLE,
-			       DAT_PSP_FLAGS, DAT_PSP_HANDLE *);
-DAT_RETURN dofi_psp_query(DAT_PSP_HANDLE, DAT_PSP_PARAM_MASK,
-			  DAT_PSP_PARAM *);
+                               DAT_PSP_FLAGS, DAT_PSP_HANDLE *);
+DAT_RETURN dofi_psp_query(DAT_PSP_HANDLE, DAT_PSP_PARAM_MASK, DAT_PSP_PARAM *);
 DAT_RETURN dofi_psp_free(DAT_PSP_HANDLE);
 DAT_RETURN dofi_rsp_create(DAT_IA_HANDLE, DAT_CONN_QUAL, DAT_EP_HANDLE,
-			   DAT_EVD_HANDLE, DAT_RSP_HANDLE *);
-DAT_RETURN dofi_rsp_query(DAT_RSP_HANDLE, DAT_RSP_PARAM_MASK,
-			  DAT_RSP_PARAM *);
+                           DAT_EVD_HANDLE, DAT_RSP_HANDLE *);
+DAT_RETURN dofi_rsp_query(DAT_RSP_HANDLE, DAT_RSP_PARAM_MASK, DAT_RSP_PARAM *);
 DAT_RETURN dofi_rsp_free(DAT_RSP_HANDLE);
 DAT_RETURN dofi_cr_query(DAT_CR_HANDLE, DAT_CR_PARAM_MASK, DAT_CR_PARAM *);
 DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE, DAT_EP_HANDLE, DAT_COUNT,
-			  const DAT_PVOID);
+                          const DAT_PVOID);
 DAT_RETURN dofi_cr_reject(DAT_CR_HANDLE, DAT_COUNT, const DAT_PVOID);
 DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE, DAT_CONN_QUAL);
 /* Read and handle every pending EQ event. Safe from any thread. */
@@ -842,6 +837,6 @@ extern _Thread_local int dofi_progress_on_thread;
 /* An event on the IA's async EVD (errors the consumer cannot tie to a
  * call). */
 void dofi_async_post(dofi_ia_t *ia, DAT_EVENT_NUMBER num, DAT_HANDLE h,
-		     DAT_COUNT reason);
+                     DAT_COUNT reason);
 
 #endif /* DOFI_H */

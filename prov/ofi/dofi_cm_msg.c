@@ -79,7 +79,7 @@ static uint16_t dofi_cm_port(DAT_CONN_QUAL qual)
 	return (uint16_t)(qual & 0xffff);
 }
 
-/* ---- our header ------------------------------------------------------------ */
+/* ---- our header ---------------------------------------------------------- */
 
 static size_t dofi_cm_pack(unsigned char *buf, uint8_t type, uint8_t flags,
                            const void *pdata, DAT_COUNT len,
@@ -120,22 +120,23 @@ static uint8_t dofi_cm_unpack(const void *data, size_t len,
 }
 
 static DAT_RETURN dofi_cm_check_pdata(dofi_ia_t *ia, DAT_COUNT len,
-				      const void *pdata, DAT_RETURN_SUBTYPE sub)
+                                      const void *pdata, DAT_RETURN_SUBTYPE sub)
 {
 	if (len < 0 || len > ia->prov_attr.max_private_data_size ||
 	    (len > 0 && pdata == NULL)) {
-		dof_warn(DOFI_LOG, "private data of %d bytes: 0..%d allowed, "
-				   "and a buffer when non-empty",
-			 len, ia->prov_attr.max_private_data_size);
+		dof_warn(DOFI_LOG,
+		         "private data of %d bytes: 0..%d allowed, "
+		         "and a buffer when non-empty",
+		         len, ia->prov_attr.max_private_data_size);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, sub);
 	}
 	return DAT_SUCCESS;
 }
 
-/* ---- events ---------------------------------------------------------------- */
+/* ---- events -------------------------------------------------------------- */
 
 static void dofi_cm_event(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
-			  const void *pdata, DAT_COUNT plen)
+                          const void *pdata, DAT_COUNT plen)
 {
 	DAT_EVENT ev;
 
@@ -154,7 +155,7 @@ static void dofi_cm_event(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 		ev.event_data.connect_event_data.private_data = ep->pdata;
 	}
 	dof_debug(DOFI_LOG, "EP %p: connection event %#x", (void *)ep,
-		  (unsigned)num);
+	          (unsigned)num);
 	(void)dofi_evd_post(ep->conn_evd, &ev);
 }
 
@@ -233,7 +234,8 @@ static void dofi_cm_flush_requests(dofi_ep_t *ep)
 	for (i = 0; i < dofi_pool_seen(&ep->req_pool); i++) {
 		dofi_op_t *op = &ep->req_pool.ops[i];
 
-		if (atomic_load(&op->posted) && atomic_exchange(&op->posted, 0)) {
+		if (atomic_load(&op->posted) &&
+		    atomic_exchange(&op->posted, 0)) {
 			dofi_dto_flush_op(op);
 			ep->cq_stale = 1; /* libfabric may still report it */
 		}
@@ -275,8 +277,8 @@ static void dofi_cm_close_fep(dofi_ep_t *ep)
 }
 
 /* End a connection (attempt) locally. ia->lock held. */
-static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
-			 const void *pdata, DAT_COUNT plen)
+static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num, const void *pdata,
+                         DAT_COUNT plen)
 {
 	atomic_store(&ep->state, DAT_EP_STATE_DISCONNECTED);
 	/* Requests still posted: see dofi_cm_flush_requests. */
@@ -322,7 +324,7 @@ static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 	dofi_cm_event(ep, num, pdata, plen);
 }
 
-/* ---- ready to use ------------------------------------------------------ */
+/* ---- ready to use -------------------------------------------------------- */
 
 /* This thread reads a CQ for an RTU check (dofi_cm_rtu_arrived). */
 static _Thread_local int dofi_cm_rtu_reading;
@@ -449,8 +451,7 @@ static void dofi_cm_rtu_settle_all(dofi_ia_t *ia)
 		dofi_ep_t *ep = dofi_container_of(e, dofi_ep_t, obj.link);
 
 		if (ep->rtu == DOFI_RTU_WAIT && ep->rtu_connected &&
-		    atomic_load(&ep->state) ==
-			    DAT_EP_STATE_COMPLETION_PENDING)
+		    atomic_load(&ep->state) == DAT_EP_STATE_COMPLETION_PENDING)
 			dofi_cm_rtu_check(ep, 0);
 	}
 }
@@ -514,8 +515,9 @@ static int dofi_cm_acc_settled(dofi_ep_t *ep, uint64_t now)
 	if (atomic_load(&ep->acc_done) == DOFI_RTU_PENDING && !late)
 		return 0;
 	if (atomic_load(&ep->acc_done) != DOFI_RTU_ARRIVED)
-		dof_info(DOFI_LOG, "EP %p: no accepted message from the peer "
-		                   "(%s); closing all the same",
+		dof_info(DOFI_LOG,
+		         "EP %p: no accepted message from the peer "
+		         "(%s); closing all the same",
 		         (void *)ep,
 		         late ? "not in time" : "the receive failed");
 	else
@@ -534,11 +536,11 @@ static void dofi_cm_acc_wait(dofi_ep_t *ep)
 		(void)nanosleep(&nap, NULL);
 }
 
-/* ---- active side --------------------------------------------------------------- */
+/* ---- active side --------------------------------------------------------- */
 
 static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
-				  DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
-				  DAT_COUNT plen, const void *pdata)
+                                  DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+                                  DAT_COUNT plen, const void *pdata)
 {
 	dofi_ia_t *ia = ep->obj.ia;
 	unsigned char cm[DOFI_CM_HDR_SIZE + 256];
@@ -552,14 +554,14 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 	    ep->fep != NULL) {
 		pthread_mutex_unlock(&ia->lock);
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_EP_CONNECTED);
+		                 DAT_INVALID_STATE_EP_CONNECTED);
 	}
 	/* The endpoint opens in its PZ's domain (as OFED: no PZ, no QP). */
 	if (ep->pz == NULL) {
 		pthread_mutex_unlock(&ia->lock);
 		dof_warn(DOFI_LOG, "dat_ep_connect: the EP needs a PZ");
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_EP_NOTREADY);
+		                 DAT_INVALID_STATE_EP_NOTREADY);
 	}
 	/*
 	 * One fi_info serves every connect of the IA (under ia->lock):
@@ -578,7 +580,7 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 		if (info == NULL) {
 			pthread_mutex_unlock(&ia->lock);
 			return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-					 DAT_RESOURCE_MEMORY);
+			                 DAT_RESOURCE_MEMORY);
 		}
 		ia->conn_info = info;
 	}
@@ -604,8 +606,8 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 	ep->remote_qual = qual;
 	ep->pdata_len = 0;
 	ep->deadline = timeout == DAT_TIMEOUT_INFINITE
-			       ? 0
-			       : dofi_now_ns() + (uint64_t)timeout * 1000;
+	                       ? 0
+	                       : dofi_now_ns() + (uint64_t)timeout * 1000;
 	atomic_store(&ep->state, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
 	/* We can always send the RTU (fi_inject needs no EVD): offer it. */
 	len = dofi_cm_pack(cm, DOFI_CM_REQ,
@@ -615,19 +617,19 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 	if (rc != 0) {
 		/* sockets refuses synchronously: still an event. */
 		DAT_EVENT_NUMBER num =
-			rc == -FI_EHOSTUNREACH || rc == -FI_ENETUNREACH ||
-					rc == -FI_ETIMEDOUT
-				? DAT_CONNECTION_EVENT_UNREACHABLE
-				: DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
+		        rc == -FI_EHOSTUNREACH || rc == -FI_ENETUNREACH ||
+		                        rc == -FI_ETIMEDOUT
+		                ? DAT_CONNECTION_EVENT_UNREACHABLE
+		                : DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
 
 		dof_info(DOFI_LOG, "EP %p: fi_connect: %s", (void *)ep,
-			 fi_strerror(-rc));
+		         fi_strerror(-rc));
 		if (rc == -FI_EINVAL) {
 			dofi_ep_close_fep(ep);
 			atomic_store(&ep->state, DAT_EP_STATE_UNCONNECTED);
 			pthread_mutex_unlock(&ia->lock);
 			return DAT_ERROR(DAT_INVALID_ADDRESS,
-					 DAT_INVALID_ADDRESS_MALFORMED);
+			                 DAT_INVALID_ADDRESS_MALFORMED);
 		}
 		dofi_cm_down(ep, num, NULL, 0);
 	}
@@ -636,8 +638,8 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 }
 
 static DAT_RETURN dofi_cm_connect_args(dofi_ep_t *ep, DAT_TIMEOUT timeout,
-				       DAT_COUNT plen, const void *pdata,
-				       DAT_QOS qos)
+                                       DAT_COUNT plen, const void *pdata,
+                                       DAT_QOS qos)
 {
 	DAT_RETURN ret;
 
@@ -650,22 +652,22 @@ static DAT_RETURN dofi_cm_connect_args(dofi_ep_t *ep, DAT_TIMEOUT timeout,
 		return ret;
 	if (qos & ~(DAT_QOS)DAT_QOS_BEST_EFFORT) {
 		dof_info(DOFI_LOG, "dat_ep_connect: qos %#x cannot be given",
-			 (unsigned)qos);
+		         (unsigned)qos);
 		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
 	}
 	if (ep->conn_evd == NULL) {
 		dof_warn(DOFI_LOG, "dat_ep_connect: the EP has no connection "
-				   "EVD");
+		                   "EVD");
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_EP_EVD_CONNECT);
+		                 DAT_INVALID_STATE_EP_EVD_CONNECT);
 	}
 	return DAT_SUCCESS;
 }
 
 DAT_RETURN dofi_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
-			   DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
-			   DAT_COUNT plen, const DAT_PVOID pdata, DAT_QOS qos,
-			   DAT_CONNECT_FLAGS flags)
+                           DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+                           DAT_COUNT plen, const DAT_PVOID pdata, DAT_QOS qos,
+                           DAT_CONNECT_FLAGS flags)
 {
 	dofi_ep_t *ep = dofi_obj_get(h, DOFI_OBJ_EP, __func__);
 	struct sockaddr_in dst;
@@ -675,23 +677,24 @@ DAT_RETURN dofi_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	if (addr == NULL || addr->sa_family != AF_INET) {
 		dof_warn(DOFI_LOG, "dat_ep_connect: the remote address must be "
-				   "AF_INET");
+		                   "AF_INET");
 		return DAT_ERROR(DAT_INVALID_ADDRESS,
-				 DAT_INVALID_ADDRESS_MALFORMED);
+		                 DAT_INVALID_ADDRESS_MALFORMED);
 	}
 	if (dofi_cm_port(qual) == 0) {
-		dof_warn(DOFI_LOG, "dat_ep_connect: conn_qual %#llx maps to "
-				   "port 0",
-			 (unsigned long long)qual);
+		dof_warn(DOFI_LOG,
+		         "dat_ep_connect: conn_qual %#llx maps to "
+		         "port 0",
+		         (unsigned long long)qual);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	}
 	if (flags & (DAT_CONNECT_MULTIPATH_FLAG |
-		     DAT_CONNECT_MULTIPATH_REQUIRED_FLAG)) {
+	             DAT_CONNECT_MULTIPATH_REQUIRED_FLAG)) {
 		dof_info(DOFI_LOG, "dat_ep_connect: multipath is not offered");
 		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
 	}
 	if (flags & ~(DAT_CONNECT_FLAGS)(DAT_CONNECT_MULTIPATH_FLAG |
-					 DAT_CONNECT_MULTIPATH_REQUIRED_FLAG))
+	                                 DAT_CONNECT_MULTIPATH_REQUIRED_FLAG))
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
 	ret = dofi_cm_connect_args(ep, timeout, plen, pdata, qos);
 	if (ret != DAT_SUCCESS)
@@ -701,8 +704,8 @@ DAT_RETURN dofi_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
 }
 
 DAT_RETURN dofi_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
-			       DAT_TIMEOUT timeout, DAT_COUNT plen,
-			       const DAT_PVOID pdata, DAT_QOS qos)
+                               DAT_TIMEOUT timeout, DAT_COUNT plen,
+                               const DAT_PVOID pdata, DAT_QOS qos)
 {
 	dofi_ep_t *ep = dofi_obj_get(h, DOFI_OBJ_EP, __func__);
 	dofi_ep_t *dup = dofi_obj_get(dup_h, DOFI_OBJ_EP, __func__);
@@ -719,7 +722,7 @@ DAT_RETURN dofi_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
 	if (atomic_load(&dup->state) != DAT_EP_STATE_CONNECTED) {
 		pthread_mutex_unlock(&ep->obj.ia->lock);
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_EP_UNCONNECTED);
+		                 DAT_INVALID_STATE_EP_UNCONNECTED);
 	}
 	dst = dup->remote_addr;
 	qual = dup->remote_qual;
@@ -754,7 +757,7 @@ DAT_RETURN dofi_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 		    !dofi_cm_requests_done(ep)) {
 			/* Outstanding requests finish first. */
 			atomic_store(&ep->state,
-				     DAT_EP_STATE_DISCONNECT_PENDING);
+			             DAT_EP_STATE_DISCONNECT_PENDING);
 			ep->graceful = 1;
 			ep->deadline = dofi_now_ns() + DOFI_GRACEFUL_NS;
 			break;
@@ -767,7 +770,7 @@ DAT_RETURN dofi_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 		if (flags == DAT_CLOSE_ABRUPT_FLAG) {
 			dofi_cm_flush_requests(ep);
 			dofi_cm_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
-				     NULL, 0);
+			             NULL, 0);
 		}
 		break;
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
@@ -778,11 +781,12 @@ DAT_RETURN dofi_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 	case DAT_EP_STATE_DISCONNECTED:
 		break; /* no-op */
 	default:
-		dof_warn(DOFI_LOG, "dat_ep_disconnect: EP state %d allows no "
-				   "disconnect",
-			 (int)atomic_load(&ep->state));
+		dof_warn(DOFI_LOG,
+		         "dat_ep_disconnect: EP state %d allows no "
+		         "disconnect",
+		         (int)atomic_load(&ep->state));
 		ret = DAT_ERROR(DAT_INVALID_STATE,
-				DAT_INVALID_STATE_EP_UNCONNECTED);
+		                DAT_INVALID_STATE_EP_UNCONNECTED);
 		break;
 	}
 	pthread_mutex_unlock(&ia->lock);
@@ -818,7 +822,7 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 		           (dofi_cm_requests_done(ep) || now >= ep->deadline)) {
 			dofi_cm_flush_requests(ep);
 			dofi_cm_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
-				     NULL, 0);
+			             NULL, 0);
 		} else if (s == DAT_EP_STATE_DISCONNECTED &&
 		           ep->deadline != 0 &&
 		           (dofi_cm_requests_done(ep) || now >= ep->deadline)) {
@@ -831,9 +835,9 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 		} else if (s == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
 		           ep->deadline != 0 && now >= ep->deadline) {
 			dof_info(DOFI_LOG, "EP %p: connect timed out",
-				 (void *)ep);
+			         (void *)ep);
 			dofi_cm_down(ep, DAT_CONNECTION_EVENT_TIMED_OUT, NULL,
-				     0);
+			             0);
 		} else if (s == DAT_EP_STATE_COMPLETION_PENDING &&
 		           ep->rtu == DOFI_RTU_WAIT) {
 			dofi_cm_rtu_check(ep, now);
@@ -852,8 +856,9 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 		    now >= ep->close_at &&
 		    atomic_load(&ep->state) == DAT_EP_STATE_DISCONNECTED &&
 		    dofi_cm_acc_settled(ep, now)) {
-			dof_debug(DOFI_LOG, "EP %p: closing the endpoint ends "
-			                    "the connection",
+			dof_debug(DOFI_LOG,
+			          "EP %p: closing the endpoint ends "
+			          "the connection",
 			          (void *)ep);
 			ep->close_pending = 0;
 			dofi_cm_close_fep(ep);
@@ -862,7 +867,7 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 	pthread_mutex_unlock(&ia->lock);
 }
 
-/* ---- service points --------------------------------------------------------------- */
+/* ---- service points ------------------------------------------------------ */
 
 static dofi_sp_t *dofi_sp_find(dofi_ia_t *ia, DAT_CONN_QUAL qual)
 {
@@ -872,8 +877,8 @@ static dofi_sp_t *dofi_sp_find(dofi_ia_t *ia, DAT_CONN_QUAL qual)
 		dofi_list_t *e;
 
 		for (e = ia->objs[t].next; e != &ia->objs[t]; e = e->next) {
-			dofi_sp_t *sp = dofi_container_of(e, dofi_sp_t,
-							  obj.link);
+			dofi_sp_t *sp =
+			        dofi_container_of(e, dofi_sp_t, obj.link);
 
 			if (dofi_cm_port(sp->qual) == dofi_cm_port(qual))
 				return sp;
@@ -884,7 +889,7 @@ static dofi_sp_t *dofi_sp_find(dofi_ia_t *ia, DAT_CONN_QUAL qual)
 
 /* Listen on port qual (0: any); the bound port in *qual. */
 static DAT_RETURN dofi_sp_listen(dofi_ia_t *ia, dofi_sp_t *sp,
-				 DAT_CONN_QUAL *qual)
+                                 DAT_CONN_QUAL *qual)
 {
 	struct sockaddr_in addr = ia->addr;
 	struct fi_info *info;
@@ -897,14 +902,14 @@ static DAT_RETURN dofi_sp_listen(dofi_ia_t *ia, dofi_sp_t *sp,
 	info = fi_dupinfo(ia->info);
 	if (info == NULL)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
+		                 DAT_RESOURCE_MEMORY);
 	addr.sin_port = htons(dofi_cm_port(*qual));
 	free(info->src_addr);
 	info->src_addr = malloc(sizeof(addr));
 	if (info->src_addr == NULL) {
 		fi_freeinfo(info);
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
+		                 DAT_RESOURCE_MEMORY);
 	}
 	memcpy(info->src_addr, &addr, sizeof(addr));
 	info->src_addrlen = sizeof(addr);
@@ -926,18 +931,18 @@ static DAT_RETURN dofi_sp_listen(dofi_ia_t *ia, dofi_sp_t *sp,
 		fi_freeinfo(sp->info);
 		sp->info = NULL;
 		dof_info(DOFI_LOG, "listening on conn_qual %llu: %s",
-			 (unsigned long long)*qual, fi_strerror(-rc));
+		         (unsigned long long)*qual, fi_strerror(-rc));
 		return rc == -FI_EADDRINUSE || rc == -EADDRINUSE
-			       ? DAT_ERROR(DAT_CONN_QUAL_IN_USE, 0)
-			       : dofi_fi_to_dat(rc);
+		               ? DAT_ERROR(DAT_CONN_QUAL_IN_USE, 0)
+		               : dofi_fi_to_dat(rc);
 	}
 	return DAT_SUCCESS;
 }
 
 static DAT_RETURN dofi_sp_create(dofi_ia_t *ia, dofi_obj_type_t type,
-				 DAT_CONN_QUAL *qual, DAT_EVD_HANDLE evd_h,
-				 DAT_PSP_FLAGS flags, dofi_ep_t *ep,
-				 dofi_sp_t **out)
+                                 DAT_CONN_QUAL *qual, DAT_EVD_HANDLE evd_h,
+                                 DAT_PSP_FLAGS flags, dofi_ep_t *ep,
+                                 dofi_sp_t **out)
 {
 	dofi_evd_t *evd = dofi_obj_get(evd_h, DOFI_OBJ_EVD, "dat_sp_create");
 	dofi_sp_t *sp;
@@ -950,17 +955,18 @@ static DAT_RETURN dofi_sp_create(dofi_ia_t *ia, dofi_obj_type_t type,
 	sp = dofi_obj_alloc(ia, type, sizeof(*sp), ia->obj.provider);
 	if (sp == NULL)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
+		                 DAT_RESOURCE_MEMORY);
 	pthread_mutex_lock(&ia->lock);
 	if (*qual != 0 && dofi_sp_find(ia, *qual) != NULL &&
 	    dofi_sp_find(ia, *qual) != sp) {
 		ret = DAT_ERROR(DAT_CONN_QUAL_IN_USE, 0);
 		goto err;
 	}
-	if (ep != NULL && (atomic_load(&ep->state) != DAT_EP_STATE_UNCONNECTED ||
-			   ep->sp != NULL)) {
+	if (ep != NULL &&
+	    (atomic_load(&ep->state) != DAT_EP_STATE_UNCONNECTED ||
+	     ep->sp != NULL)) {
 		ret = DAT_ERROR(DAT_INVALID_STATE,
-				DAT_INVALID_STATE_EP_CONNECTED);
+		                DAT_INVALID_STATE_EP_CONNECTED);
 		goto err;
 	}
 	ret = dofi_sp_listen(ia, sp, qual);
@@ -987,8 +993,8 @@ err:
 
 /* Both PSP calls: *qual 0 listens on any port and returns the one taken. */
 static DAT_RETURN dofi_psp_open(DAT_IA_HANDLE h, DAT_CONN_QUAL *qual,
-				DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
-				DAT_PSP_HANDLE *out, const char *func)
+                                DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
+                                DAT_PSP_HANDLE *out, const char *func)
 {
 	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, func);
 	dofi_sp_t *sp;
@@ -1007,20 +1013,20 @@ static DAT_RETURN dofi_psp_open(DAT_IA_HANDLE h, DAT_CONN_QUAL *qual,
 }
 
 DAT_RETURN dofi_psp_create(DAT_IA_HANDLE h, DAT_CONN_QUAL qual,
-			   DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
-			   DAT_PSP_HANDLE *out)
+                           DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
+                           DAT_PSP_HANDLE *out)
 {
 	if (qual == 0) {
 		dof_warn(DOFI_LOG, "dat_psp_create: conn_qual 0 is not a port; "
-				   "use dat_psp_create_any");
+		                   "use dat_psp_create_any");
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
 	return dofi_psp_open(h, &qual, evd, flags, out, __func__);
 }
 
 DAT_RETURN dofi_psp_create_any(DAT_IA_HANDLE h, DAT_CONN_QUAL *qual,
-			       DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
-			       DAT_PSP_HANDLE *out)
+                               DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
+                               DAT_PSP_HANDLE *out)
 {
 	DAT_CONN_QUAL q = 0;
 	DAT_RETURN ret;
@@ -1034,7 +1040,7 @@ DAT_RETURN dofi_psp_create_any(DAT_IA_HANDLE h, DAT_CONN_QUAL *qual,
 }
 
 DAT_RETURN dofi_psp_query(DAT_PSP_HANDLE h, DAT_PSP_PARAM_MASK mask,
-			  DAT_PSP_PARAM *p)
+                          DAT_PSP_PARAM *p)
 {
 	dofi_sp_t *sp = dofi_obj_get(h, DOFI_OBJ_PSP, __func__);
 
@@ -1051,8 +1057,8 @@ DAT_RETURN dofi_psp_query(DAT_PSP_HANDLE h, DAT_PSP_PARAM_MASK mask,
 }
 
 DAT_RETURN dofi_rsp_create(DAT_IA_HANDLE h, DAT_CONN_QUAL qual,
-			   DAT_EP_HANDLE ep_h, DAT_EVD_HANDLE evd,
-			   DAT_RSP_HANDLE *out)
+                           DAT_EP_HANDLE ep_h, DAT_EVD_HANDLE evd,
+                           DAT_RSP_HANDLE *out)
 {
 	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
 	dofi_ep_t *ep;
@@ -1075,7 +1081,7 @@ DAT_RETURN dofi_rsp_create(DAT_IA_HANDLE h, DAT_CONN_QUAL qual,
 }
 
 DAT_RETURN dofi_rsp_query(DAT_RSP_HANDLE h, DAT_RSP_PARAM_MASK mask,
-			  DAT_RSP_PARAM *p)
+                          DAT_RSP_PARAM *p)
 {
 	dofi_sp_t *sp = dofi_obj_get(h, DOFI_OBJ_RSP, __func__);
 
@@ -1155,8 +1161,9 @@ void dofi_cm_cr_destroy(dofi_cr_t *cr)
 
 	if (cr->info != NULL) {
 		if (cr->pep != NULL)
-			rejected = DOFI_NOPIPE(fi_reject(cr->pep, cr->info->handle, NULL,
-			                     0)) == 0;
+			rejected =
+			        DOFI_NOPIPE(fi_reject(cr->pep, cr->info->handle,
+			                              NULL, 0)) == 0;
 		fi_freeinfo(cr->info);
 		cr->info = NULL;
 	}
@@ -1185,8 +1192,7 @@ void dofi_cm_cr_destroy(dofi_cr_t *cr)
 		cr->ep->cr = NULL;
 		if (atomic_load(&cr->ep->state) ==
 		    DAT_EP_STATE_PASSIVE_CONNECTION_PENDING) {
-			atomic_store(&cr->ep->state,
-				     DAT_EP_STATE_UNCONNECTED);
+			atomic_store(&cr->ep->state, DAT_EP_STATE_UNCONNECTED);
 			if (cr->ep->sp != NULL && cr->ep->sp->ep == cr->ep)
 				cr->ep->sp->ep = NULL;
 			cr->ep->sp = NULL;
@@ -1227,7 +1233,7 @@ void dofi_cm_sp_destroy(dofi_sp_t *sp)
 }
 
 static DAT_RETURN dofi_sp_free(DAT_HANDLE h, dofi_obj_type_t type,
-			       DAT_RETURN_SUBTYPE sub, const char *func)
+                               DAT_RETURN_SUBTYPE sub, const char *func)
 {
 	dofi_sp_t *sp = dofi_obj_get(h, type, func);
 	dofi_ia_t *ia;
@@ -1251,7 +1257,7 @@ DAT_RETURN dofi_rsp_free(DAT_RSP_HANDLE h)
 	return dofi_sp_free(h, DOFI_OBJ_RSP, DAT_INVALID_HANDLE_RSP, __func__);
 }
 
-/* ---- passive side ------------------------------------------------------------------ */
+/* ---- passive side -------------------------------------------------------- */
 
 static void dofi_cr_announce(dofi_cr_t *cr)
 {
@@ -1264,12 +1270,12 @@ static void dofi_cr_announce(dofi_cr_t *cr)
 	if (sp->obj.type == DOFI_OBJ_RSP)
 		/* The RSP is spent by this request (see dofi_cm_connreq). */
 		ev.event_data.cr_arrival_event_data.sp_handle.rsp_handle =
-			DAT_HANDLE_NULL;
+		        DAT_HANDLE_NULL;
 	else
 		ev.event_data.cr_arrival_event_data.sp_handle.psp_handle =
-			(DAT_PSP_HANDLE)sp;
+		        (DAT_PSP_HANDLE)sp;
 	ev.event_data.cr_arrival_event_data.local_ia_address_ptr =
-		(DAT_IA_ADDRESS_PTR)&sp->obj.ia->addr;
+	        (DAT_IA_ADDRESS_PTR)&sp->obj.ia->addr;
 	ev.event_data.cr_arrival_event_data.conn_qual = sp->qual;
 	ev.event_data.cr_arrival_event_data.cr_handle = (DAT_CR_HANDLE)cr;
 	ev.event_data.cr_arrival_event_data.truncate_flag = DAT_FALSE;
@@ -1277,9 +1283,8 @@ static void dofi_cr_announce(dofi_cr_t *cr)
 }
 
 /* FI_CONNREQ. ia->lock held. Takes ownership of info. */
-static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
-			    struct fi_info *info, const void *data,
-			    size_t len)
+static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp, struct fi_info *info,
+                            const void *data, size_t len)
 {
 	const unsigned char *pdata;
 	DAT_COUNT plen;
@@ -1288,16 +1293,17 @@ static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
 
 	type = dofi_cm_unpack(data, len, &pdata, &plen, &flags);
 	if (type != DOFI_CM_REQ) {
-		dof_warn(DOFI_LOG, "conn_qual %llu: connection request "
-				   "without a valid dapl-ofi header (%zu "
-				   "bytes); rejected",
-			 (unsigned long long)sp->qual, len);
+		dof_warn(DOFI_LOG,
+		         "conn_qual %llu: connection request "
+		         "without a valid dapl-ofi header (%zu "
+		         "bytes); rejected",
+		         (unsigned long long)sp->qual, len);
 		(void)DOFI_NOPIPE(fi_reject(sp->pep, info->handle, NULL, 0));
 		fi_freeinfo(info);
 		return;
 	}
 	cr = dofi_obj_alloc_locked(ia, DOFI_OBJ_CR, sizeof(*cr),
-				   ia->obj.provider);
+	                           ia->obj.provider);
 	if (cr == NULL) {
 		(void)DOFI_NOPIPE(fi_reject(sp->pep, info->handle, NULL, 0));
 		fi_freeinfo(info);
@@ -1314,7 +1320,8 @@ static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
 	cr->rdma_out = ((const unsigned char *)data)[5];
 	cr->rtu = (flags & DOFI_CM_F_RTU) != 0;
 	cr->acc = (flags & DOFI_CM_F_ACCEPTED) != 0;
-	if (info->dest_addr != NULL && info->dest_addrlen >= sizeof(cr->remote_addr) &&
+	if (info->dest_addr != NULL &&
+	    info->dest_addrlen >= sizeof(cr->remote_addr) &&
 	    ((struct sockaddr *)info->dest_addr)->sa_family == AF_INET) {
 		memcpy(&cr->remote_addr, info->dest_addr,
 		       sizeof(cr->remote_addr));
@@ -1327,9 +1334,10 @@ static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
 	    (sp->ep == NULL ||
 	     atomic_load(&sp->ep->state) != DAT_EP_STATE_RESERVED)) {
 		/* An RSP serves one request: later ones find nobody. */
-		dof_info(DOFI_LOG, "conn_qual %llu: the RSP's EP is taken; "
-				   "request refused",
-			 (unsigned long long)sp->qual);
+		dof_info(DOFI_LOG,
+		         "conn_qual %llu: the RSP's EP is taken; "
+		         "request refused",
+		         (unsigned long long)sp->qual);
 		(void)DOFI_NOPIPE(fi_reject(sp->pep, info->handle, NULL, 0));
 		cr->info = NULL;
 		fi_freeinfo(info);
@@ -1340,7 +1348,7 @@ static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
 		cr->ep = sp->ep;
 		sp->ep->cr = cr;
 		atomic_store(&sp->ep->state,
-			     DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
+		             DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
 	} else if (sp->flags == DAT_PSP_PROVIDER_FLAG) {
 		DAT_RETURN ret;
 		dofi_ep_t *ep;
@@ -1352,12 +1360,13 @@ static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
 			cr->ep = ep;
 			ep->cr = cr;
 			atomic_store(&ep->state,
-				     DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING);
+			             DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING);
 		}
 	}
-	dof_debug(DOFI_LOG, "conn_qual %llu: connection request, %d bytes of "
-			    "private data",
-		  (unsigned long long)sp->qual, plen);
+	dof_debug(DOFI_LOG,
+	          "conn_qual %llu: connection request, %d bytes of "
+	          "private data",
+	          (unsigned long long)sp->qual, plen);
 	dofi_cr_announce(cr);
 	if (sp->obj.type == DOFI_OBJ_RSP) {
 		/*
@@ -1376,7 +1385,7 @@ static void dofi_cm_connreq(dofi_ia_t *ia, dofi_sp_t *sp,
 }
 
 DAT_RETURN dofi_cr_query(DAT_CR_HANDLE h, DAT_CR_PARAM_MASK mask,
-			 DAT_CR_PARAM *p)
+                         DAT_CR_PARAM *p)
 {
 	dofi_cr_t *cr = dofi_obj_get(h, DOFI_OBJ_CR, __func__);
 
@@ -1394,7 +1403,7 @@ DAT_RETURN dofi_cr_query(DAT_CR_HANDLE h, DAT_CR_PARAM_MASK mask,
 }
 
 DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
-			  const DAT_PVOID pdata)
+                          const DAT_PVOID pdata)
 {
 	dofi_cr_t *cr = dofi_obj_get(h, DOFI_OBJ_CR, __func__);
 	unsigned char cm[DOFI_CM_HDR_SIZE + 256];
@@ -1416,14 +1425,14 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 		ep = dofi_obj_get(ep_h, DOFI_OBJ_EP, __func__);
 		if (ep == NULL || ep->obj.ia != ia)
 			return DAT_ERROR(DAT_INVALID_HANDLE,
-					 DAT_INVALID_HANDLE_EP);
+			                 DAT_INVALID_HANDLE_EP);
 	} else {
 		ep = cr->ep;
 		if (ep == NULL) {
 			dof_warn(DOFI_LOG, "dat_cr_accept: no EP given and "
-					   "none came with the request");
+			                   "none came with the request");
 			return DAT_ERROR(DAT_INVALID_PARAMETER,
-					 DAT_INVALID_ARG2);
+			                 DAT_INVALID_ARG2);
 		}
 	}
 	pthread_mutex_lock(&ia->lock);
@@ -1440,18 +1449,18 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 	if (!(s == DAT_EP_STATE_UNCONNECTED ||
 	      (ep == cr->ep &&
 	       (s == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING ||
-		s == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING))) ||
+	        s == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING))) ||
 	    ep->fep != NULL) {
 		pthread_mutex_unlock(&ia->lock);
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_EP_CONNECTED);
+		                 DAT_INVALID_STATE_EP_CONNECTED);
 	}
 	if (ep->conn_evd == NULL || ep->pz == NULL) {
 		pthread_mutex_unlock(&ia->lock);
 		dof_warn(DOFI_LOG, "dat_cr_accept: the EP needs a PZ and a "
-				   "connection EVD");
+		                   "connection EVD");
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_EP_NOTREADY);
+		                 DAT_INVALID_STATE_EP_NOTREADY);
 	}
 	info = cr->info;
 	cr->info = NULL;
@@ -1491,8 +1500,9 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 	/* Our first message, before ESTABLISHED lets the consumer send. */
 	if (rc == 0 && acc &&
 	    dofi_dto_send_internal(ep, &ep->acc_op, DOFI_OP_ACC_SEND) != DOF_OK)
-		dof_info(DOFI_LOG, "EP %p: the accepted message cannot be "
-		                   "sent; the requester waits for it in vain",
+		dof_info(DOFI_LOG,
+		         "EP %p: the accepted message cannot be "
+		         "sent; the requester waits for it in vain",
 		         (void *)ep);
 	if (cr->ep == ep)
 		cr->ep = NULL;
@@ -1500,16 +1510,16 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 	dofi_cm_cr_destroy(cr);
 	if (rc != 0) {
 		dof_info(DOFI_LOG, "EP %p: fi_accept: %s", (void *)ep,
-			 fi_strerror(-rc));
+		         fi_strerror(-rc));
 		dofi_cm_down(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
-			     NULL, 0);
+		             NULL, 0);
 	}
 	pthread_mutex_unlock(&ia->lock);
 	return DAT_SUCCESS;
 }
 
 DAT_RETURN dofi_cr_reject(DAT_CR_HANDLE h, DAT_COUNT plen,
-			  const DAT_PVOID pdata)
+                          const DAT_PVOID pdata)
 {
 	dofi_cr_t *cr = dofi_obj_get(h, DOFI_OBJ_CR, __func__);
 	unsigned char cm[DOFI_CM_HDR_SIZE + 256];
@@ -1530,7 +1540,8 @@ DAT_RETURN dofi_cr_reject(DAT_CR_HANDLE h, DAT_COUNT plen,
 	}
 	len = dofi_cm_pack(cm, DOFI_CM_REJ, 0, pdata, plen, NULL);
 	if (cr->info != NULL) {
-		int rc = DOFI_NOPIPE(fi_reject(cr->pep, cr->info->handle, cm, len));
+		int rc = DOFI_NOPIPE(
+		        fi_reject(cr->pep, cr->info->handle, cm, len));
 
 		if (rc != 0)
 			dof_info(DOFI_LOG, "fi_reject: %s", fi_strerror(-rc));
@@ -1556,9 +1567,10 @@ DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 	to = dofi_sp_find(ia, qual);
 	if (to == NULL || to == cr->sp) {
 		pthread_mutex_unlock(&ia->lock);
-		dof_warn(DOFI_LOG, "dat_cr_handoff: no other service point on "
-				   "conn_qual %llu",
-			 (unsigned long long)qual);
+		dof_warn(DOFI_LOG,
+		         "dat_cr_handoff: no other service point on "
+		         "conn_qual %llu",
+		         (unsigned long long)qual);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
 	if (cr->ep != NULL && cr->sp != NULL &&
@@ -1583,14 +1595,14 @@ DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 		cr->ep = to->ep;
 		to->ep->cr = cr;
 		atomic_store(&to->ep->state,
-			     DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
+		             DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
 	}
 	dofi_cr_announce(cr);
 	pthread_mutex_unlock(&ia->lock);
 	return DAT_SUCCESS;
 }
 
-/* ---- EQ events ------------------------------------------------------------------------ */
+/* ---- EQ events ----------------------------------------------------------- */
 
 /*
  * The live EP whose libfabric endpoint raised an event, or NULL. The fid
@@ -1621,8 +1633,8 @@ static dofi_sp_t *dofi_cm_sp_of(dofi_ia_t *ia, const struct fid *fid)
 		dofi_list_t *e;
 
 		for (e = ia->objs[t].next; e != &ia->objs[t]; e = e->next) {
-			dofi_sp_t *sp = dofi_container_of(e, dofi_sp_t,
-							  obj.link);
+			dofi_sp_t *sp =
+			        dofi_container_of(e, dofi_sp_t, obj.link);
 
 			if (sp->pep != NULL && &sp->pep->fid == fid)
 				return sp;
@@ -1632,7 +1644,7 @@ static dofi_sp_t *dofi_cm_sp_of(dofi_ia_t *ia, const struct fid *fid)
 }
 
 static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
-			      size_t len)
+                              size_t len)
 {
 	const unsigned char *pdata;
 	DAT_COUNT plen;
@@ -1642,12 +1654,13 @@ static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
 	if (s == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
 		type = dofi_cm_unpack(data, len, &pdata, &plen, &flags);
 		if (type != DOFI_CM_REP) {
-			dof_warn(DOFI_LOG, "EP %p: the peer accepted without a "
-					   "valid dapl-ofi header; "
-					   "disconnecting",
-				 (void *)ep);
+			dof_warn(DOFI_LOG,
+			         "EP %p: the peer accepted without a "
+			         "valid dapl-ofi header; "
+			         "disconnecting",
+			         (void *)ep);
 			dofi_cm_down(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
-				     NULL, 0);
+			             NULL, 0);
 			return;
 		}
 		if (ep->acc && (flags & DOFI_CM_F_ACCEPTED)) {
@@ -1682,7 +1695,7 @@ static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
 		ep->deadline = 0;
 		atomic_store(&ep->state, DAT_EP_STATE_CONNECTED);
 		dofi_cm_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, pdata,
-			      plen);
+		              plen);
 	} else if (s == DAT_EP_STATE_COMPLETION_PENDING) {
 		if (ep->rtu == DOFI_RTU_WAIT) {
 			ep->rtu_connected = 1;
@@ -1697,7 +1710,7 @@ static void dofi_cm_connected(dofi_ia_t *ia, dofi_ep_t *ep, const void *data,
 static void dofi_cm_shutdown(dofi_ep_t *ep)
 {
 	dof_debug(DOFI_LOG, "EP %p: FI_SHUTDOWN in state %d", (void *)ep,
-		  (int)atomic_load(&ep->state));
+	          (int)atomic_load(&ep->state));
 	ep->acc = 0; /* the peer's end: ours cannot be lost any more */
 	dofi_cm_rtu_settle(ep);
 	switch (atomic_load(&ep->state)) {
@@ -1721,12 +1734,12 @@ static void dofi_cm_shutdown(dofi_ep_t *ep)
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
 		ep->shutdown_sent = 1;
 		dofi_cm_down(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL,
-			     0);
+		             0);
 		break;
 	case DAT_EP_STATE_COMPLETION_PENDING:
 		ep->shutdown_sent = 1;
 		dofi_cm_down(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
-			     NULL, 0);
+		             NULL, 0);
 		break;
 	default:
 		break; /* already down: our own disconnect, seen again */
@@ -1742,7 +1755,7 @@ static void dofi_cm_error(dofi_ia_t *ia, const struct fi_eq_err_entry *err)
 
 	if (ep == NULL) {
 		dof_debug(DOFI_LOG, "EQ error %d for an object that is gone",
-			  err->err);
+		          err->err);
 		return;
 	}
 	ep->acc = 0;
@@ -1753,29 +1766,28 @@ static void dofi_cm_error(dofi_ia_t *ia, const struct fi_eq_err_entry *err)
 		if (err->err == ETIMEDOUT || err->err == EHOSTUNREACH ||
 		    err->err == ENETUNREACH || err->err == FI_ETIMEDOUT ||
 		    err->err == FI_EHOSTUNREACH) {
-			dofi_cm_down(ep, DAT_CONNECTION_EVENT_UNREACHABLE,
-				     NULL, 0);
+			dofi_cm_down(ep, DAT_CONNECTION_EVENT_UNREACHABLE, NULL,
+			             0);
 			break;
 		}
 		type = dofi_cm_unpack(err->err_data, err->err_data_size, &pdata,
 		                      &plen, &flags);
 		if (type == DOFI_CM_REJ)
 			dofi_cm_down(ep, DAT_CONNECTION_EVENT_PEER_REJECTED,
-				     pdata, plen);
+			             pdata, plen);
 		else
-			dofi_cm_down(ep,
-				     DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
-				     NULL, 0);
+			dofi_cm_down(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+			             NULL, 0);
 		break;
 	case DAT_EP_STATE_COMPLETION_PENDING:
 		ep->shutdown_sent = 1;
 		dofi_cm_down(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
-			     NULL, 0);
+		             NULL, 0);
 		break;
 	case DAT_EP_STATE_CONNECTED:
 	case DAT_EP_STATE_DISCONNECT_PENDING:
 		dof_info(DOFI_LOG, "EP %p: connection broken: %s", (void *)ep,
-			 fi_strerror(err->err));
+		         fi_strerror(err->err));
 		ep->shutdown_sent = 1;
 		dofi_cm_down(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, 0);
 		break;
@@ -1830,16 +1842,16 @@ void dofi_cm_progress(dofi_ia_t *ia)
 				        dofi_cm_parked_of(ia, buf.cm.fid);
 
 				dof_debug(DOFI_LOG, "connection request for a "
-						    "closed service point");
+				                    "closed service point");
 				if (pep != NULL)
-					(void)DOFI_NOPIPE(fi_reject(pep,
-					                buf.cm.info->handle,
-					                NULL, 0));
+					(void)DOFI_NOPIPE(fi_reject(
+					        pep, buf.cm.info->handle, NULL,
+					        0));
 				fi_freeinfo(buf.cm.info);
 				break;
 			}
 			dofi_cm_connreq(ia, sp, buf.cm.info, buf.cm.data,
-					(size_t)rc - sizeof(buf.cm));
+			                (size_t)rc - sizeof(buf.cm));
 			break;
 		}
 		case FI_CONNECTED: {
@@ -1847,7 +1859,7 @@ void dofi_cm_progress(dofi_ia_t *ia)
 
 			if (ep != NULL)
 				dofi_cm_connected(ia, ep, buf.cm.data,
-						  (size_t)rc - sizeof(buf.cm));
+				                  (size_t)rc - sizeof(buf.cm));
 			break;
 		}
 		case FI_SHUTDOWN: {
@@ -1863,7 +1875,7 @@ void dofi_cm_progress(dofi_ia_t *ia)
 				dofi_cm_shutdown(ep);
 			else
 				dof_debug(DOFI_LOG, "FI_SHUTDOWN for an "
-						    "endpoint that is gone");
+				                    "endpoint that is gone");
 			break;
 		}
 		default:
@@ -1880,8 +1892,8 @@ void dofi_cm_progress(dofi_ia_t *ia)
 
 		for (e = ia->objs[DOFI_OBJ_EVD].next;
 		     e != &ia->objs[DOFI_OBJ_EVD]; e = e->next)
-			dofi_evd_progress(dofi_container_of(e, dofi_evd_t,
-							    obj.link));
+			dofi_evd_progress(
+			        dofi_container_of(e, dofi_evd_t, obj.link));
 	}
 	pthread_mutex_unlock(&ia->lock);
 	pthread_mutex_unlock(&ia->eq_lock);

@@ -17,11 +17,11 @@
 
 #define DOFI_EAGAIN_RETRIES 1000
 
-/* ---- the op pool ---------------------------------------------------------- */
+/* ---- the op pool --------------------------------------------------------- */
 
 dof_status_t dofi_pool_init(dofi_pool_t *pool, uint32_t size,
-			    struct dofi_ep *ep, struct iovec *iov, void **desc,
-			    uint32_t niov)
+                            struct dofi_ep *ep, struct iovec *iov, void **desc,
+                            uint32_t niov)
 {
 	memset(pool, 0, sizeof(*pool));
 	/* Not zeroed: dofi_pool_fresh sets up each op on first use. */
@@ -56,7 +56,7 @@ dofi_op_t *dofi_pool_fresh(dofi_pool_t *pool)
 		}
 		/* Set up before scans (dofi_pool_seen) may look at it. */
 		atomic_store_explicit(&pool->fresh, i + 1,
-				      memory_order_release);
+		                      memory_order_release);
 	}
 	pthread_mutex_unlock(&pool->fresh_lock);
 	return op;
@@ -68,7 +68,7 @@ uint32_t dofi_pool_used(const dofi_pool_t *pool)
 
 	for (i = 0; i < seen; i++)
 		n += atomic_load_explicit(&pool->ops[i].posted,
-					  memory_order_relaxed) != 0;
+		                          memory_order_relaxed) != 0;
 	return n;
 }
 
@@ -80,7 +80,7 @@ void dofi_pool_fini(dofi_pool_t *pool)
 	memset(pool, 0, sizeof(*pool));
 }
 
-/* ---- completions ------------------------------------------------------------ */
+/* ---- completions --------------------------------------------------------- */
 
 static DAT_DTO_COMPLETION_STATUS dofi_dto_status(int err, uint8_t type)
 {
@@ -96,8 +96,8 @@ static DAT_DTO_COMPLETION_STATUS dofi_dto_status(int err, uint8_t type)
 	case FI_EKEYREJECTED:
 	case FI_EINVAL:
 		return type == DOFI_OP_WRITE || type == DOFI_OP_READ
-			       ? DAT_DTO_ERR_REMOTE_ACCESS
-			       : DAT_DTO_ERR_LOCAL_PROTECTION;
+		               ? DAT_DTO_ERR_REMOTE_ACCESS
+		               : DAT_DTO_ERR_LOCAL_PROTECTION;
 	case FI_ENOMSG:
 		return DAT_DTO_ERR_RECEIVER_NOT_READY;
 	default:
@@ -106,7 +106,7 @@ static DAT_DTO_COMPLETION_STATUS dofi_dto_status(int err, uint8_t type)
 }
 
 int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
-			  dofi_evd_t *evd)
+                          dofi_evd_t *evd)
 {
 	dofi_op_t *op = err->op_context;
 	DAT_DTO_COMPLETION_STATUS st;
@@ -120,11 +120,12 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	st = dofi_dto_status(err->err, op->type);
 	if (st != DAT_DTO_ERR_FLUSHED) {
 		op->ep->dto_error = 1;
-		dof_info(DOFI_LOG, "EP %p: %s completed with %s (prov_errno "
-				   "%d)",
-			 (void *)op->ep,
-			 op->type == DOFI_OP_RECV ? "receive" : "request",
-			 fi_strerror(err->err), err->prov_errno);
+		dof_info(DOFI_LOG,
+		         "EP %p: %s completed with %s (prov_errno "
+		         "%d)",
+		         (void *)op->ep,
+		         op->type == DOFI_OP_RECV ? "receive" : "request",
+		         fi_strerror(err->err), err->prov_errno);
 	}
 	/* A message larger than its receive breaks the connection. */
 	if (op->type == DOFI_OP_RECV &&
@@ -136,9 +137,9 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 }
 
 /* A completion with an error the provider detected itself. */
-static DAT_RETURN dofi_dto_fail(dofi_ep_t *ep, dofi_evd_t *evd,
-				uint8_t type, DAT_DTO_COOKIE cookie,
-				DAT_DTO_COMPLETION_STATUS status)
+static DAT_RETURN dofi_dto_fail(dofi_ep_t *ep, dofi_evd_t *evd, uint8_t type,
+                                DAT_DTO_COOKIE cookie,
+                                DAT_DTO_COMPLETION_STATUS status)
 {
 	dofi_op_t op = {.ep = ep, .cookie = cookie, .type = type};
 	DAT_EVENT ev;
@@ -151,7 +152,7 @@ static DAT_RETURN dofi_dto_fail(dofi_ep_t *ep, dofi_evd_t *evd,
 	return DAT_SUCCESS;
 }
 
-/* ---- segments --------------------------------------------------------------- */
+/* ---- segments ------------------------------------------------------------ */
 
 /*
  * Check the consumer's triplets and build the iov/desc arrays. Returns
@@ -159,10 +160,10 @@ static DAT_RETURN dofi_dto_fail(dofi_ep_t *ep, dofi_evd_t *evd,
  * reported as a completion (local protection), as hardware would.
  */
 static DAT_RETURN dofi_segs(dofi_ep_t *ep, DAT_COUNT nseg,
-			    const DAT_LMR_TRIPLET *segs, DAT_COUNT max_iov,
-			    DAT_MEM_PRIV_FLAGS need, struct iovec *iov,
-			    void **desc, size_t *count, DAT_SEG_LENGTH *total,
-			    DAT_DTO_COMPLETION_STATUS *status)
+                            const DAT_LMR_TRIPLET *segs, DAT_COUNT max_iov,
+                            DAT_MEM_PRIV_FLAGS need, struct iovec *iov,
+                            void **desc, size_t *count, DAT_SEG_LENGTH *total,
+                            DAT_DTO_COMPLETION_STATUS *status)
 {
 	dofi_ia_t *ia = ep->obj.ia;
 	DAT_COUNT i;
@@ -184,18 +185,19 @@ static DAT_RETURN dofi_segs(dofi_ep_t *ep, DAT_COUNT nseg,
 		    t->virtual_address < lmr->base ||
 		    t->segment_length > lmr->length ||
 		    t->virtual_address - lmr->base >
-			    lmr->length - t->segment_length) {
+		            lmr->length - t->segment_length) {
 			dof_info(DOFI_LOG,
-				 "EP %p: segment %d (lmr_context %#x, %#llx+%llu) "
-				 "%s: local protection error",
-				 (void *)ep, i, t->lmr_context,
-				 (unsigned long long)t->virtual_address,
-				 (unsigned long long)t->segment_length,
-				 lmr == NULL		 ? "names no LMR"
-				 : lmr->pz != ep->pz	 ? "is in another PZ"
-				 : (lmr->priv & need) != need
-					 ? "lacks the local right"
-					 : "is outside its LMR");
+			         "EP %p: segment %d (lmr_context %#x, "
+			         "%#llx+%llu) "
+			         "%s: local protection error",
+			         (void *)ep, i, t->lmr_context,
+			         (unsigned long long)t->virtual_address,
+			         (unsigned long long)t->segment_length,
+			         lmr == NULL         ? "names no LMR"
+			         : lmr->pz != ep->pz ? "is in another PZ"
+			         : (lmr->priv & need) != need
+			                 ? "lacks the local right"
+			                 : "is outside its LMR");
 			*status = DAT_DTO_ERR_LOCAL_PROTECTION;
 			return DAT_SUCCESS;
 		}
@@ -225,11 +227,11 @@ static inline const dofi_lmr_t *dofi_seg_lmr(const dofi_ep_t *ep,
 		return NULL;
 	lmr = dofi_lmr_lookup(ep->obj.ia, t->lmr_context);
 	if (dofi_unlikely(lmr == NULL || lmr->pz != ep->pz ||
-			  (lmr->priv & need) != need ||
-			  t->virtual_address < lmr->base ||
-			  t->segment_length > lmr->length ||
-			  t->virtual_address - lmr->base >
-				  lmr->length - t->segment_length))
+	                  (lmr->priv & need) != need ||
+	                  t->virtual_address < lmr->base ||
+	                  t->segment_length > lmr->length ||
+	                  t->virtual_address - lmr->base >
+	                          lmr->length - t->segment_length))
 		return NULL;
 	return lmr;
 }
@@ -265,10 +267,11 @@ static DAT_RETURN dofi_post_flags_ok(DAT_COMPLETION_FLAGS flags)
 }
 
 static int dofi_suppress(const dofi_ep_t *ep, DAT_COMPLETION_FLAGS flags,
-			 int recv)
+                         int recv)
 {
-	DAT_COMPLETION_FLAGS ep_flags = recv ? ep->attr.recv_completion_flags
-					     : ep->attr.request_completion_flags;
+	DAT_COMPLETION_FLAGS ep_flags =
+	        recv ? ep->attr.recv_completion_flags
+	             : ep->attr.request_completion_flags;
 
 	if (flags & DAT_COMPLETION_SUPPRESS_FLAG)
 		return 1;
@@ -317,16 +320,16 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	if (ret != DAT_SUCCESS)
 		return ret;
 	if (atomic_load_explicit(&ep->state, memory_order_acquire) !=
-		    DAT_EP_STATE_CONNECTED ||
+	            DAT_EP_STATE_CONNECTED ||
 	    ep->fep == NULL)
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 atomic_load(&ep->state) ==
-						 DAT_EP_STATE_DISCONNECT_PENDING
-					 ? DAT_INVALID_STATE_EP_DISCPENDING
-					 : DAT_INVALID_STATE_EP_UNCONNECTED);
-	max_iov = type == DOFI_OP_SEND	  ? ep->attr.max_request_iov
-		  : type == DOFI_OP_WRITE ? ep->attr.max_rdma_write_iov
-					  : ep->attr.max_rdma_read_iov;
+		                 atomic_load(&ep->state) ==
+		                                 DAT_EP_STATE_DISCONNECT_PENDING
+		                         ? DAT_INVALID_STATE_EP_DISCPENDING
+		                         : DAT_INVALID_STATE_EP_UNCONNECTED);
+	max_iov = type == DOFI_OP_SEND    ? ep->attr.max_request_iov
+	          : type == DOFI_OP_WRITE ? ep->attr.max_rdma_write_iov
+	                                  : ep->attr.max_rdma_read_iov;
 	/*
 	 * A Read's destination needs local write. Local read is implied,
 	 * as on InfiniBand, where it cannot be withheld: OFED's consumers
@@ -334,21 +337,20 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	 * only.
 	 */
 	need = type == DOFI_OP_READ ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG
-				    : DAT_MEM_PRIV_NONE_FLAG;
+	                            : DAT_MEM_PRIV_NONE_FLAG;
 	if (dofi_likely(nseg == 1 && max_iov >= 1 &&
-			dofi_seg1(ep, segs, need, iov, desc))) {
+	                dofi_seg1(ep, segs, need, iov, desc))) {
 		count = 1;
 		total = segs->segment_length;
 	} else {
 		if (max_iov > DOFI_MAX_IOV)
 			max_iov = DOFI_MAX_IOV;
 		ret = dofi_segs(ep, nseg, segs, max_iov, need, iov, desc,
-				&count, &total, &st);
+		                &count, &total, &st);
 		if (ret != DAT_SUCCESS)
 			return ret;
 		if (st != DAT_DTO_SUCCESS)
-			return dofi_dto_fail(ep, ep->req_evd, type, cookie,
-					     st);
+			return dofi_dto_fail(ep, ep->req_evd, type, cookie, st);
 	}
 	/*
 	 * Limits are the IA's: OFED's consumers often leave the EP's sizes
@@ -360,7 +362,7 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	if (type != DOFI_OP_SEND) {
 		if (remote == NULL)
 			return DAT_ERROR(DAT_INVALID_PARAMETER,
-					 DAT_INVALID_ARG5);
+			                 DAT_INVALID_ARG5);
 		/* The local segments give the length; it must fit the
 		 * remote buffer the triplet describes. */
 		if (total > ep->obj.ia->ia_attr.max_rdma_size ||
@@ -388,8 +390,8 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		 * order, so a later signalled DTO still reports a refusal.
 		 */
 		uint64_t wflags = type == DOFI_OP_WRITE && !op->suppress
-					  ? ep->obj.ia->write_flags
-					  : 0;
+		                          ? ep->obj.ia->write_flags
+		                          : 0;
 
 		if (count <= 1 && wflags == 0) {
 			/* The common case: libfabric's short calls are the
@@ -399,35 +401,35 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 			void *d = count ? desc[0] : NULL;
 
 			rc = type == DOFI_OP_SEND
-				     ? fi_send(ep->fep, buf, len, d, 0, op)
+			             ? fi_send(ep->fep, buf, len, d, 0, op)
 			     : type == DOFI_OP_WRITE
-				     ? fi_write(ep->fep, buf, len, d, 0,
-						rma.addr, rma.key, op)
-				     : fi_read(ep->fep, buf, len, d, 0,
-					       rma.addr, rma.key, op);
+			             ? fi_write(ep->fep, buf, len, d, 0,
+			                        rma.addr, rma.key, op)
+			             : fi_read(ep->fep, buf, len, d, 0,
+			                       rma.addr, rma.key, op);
 		} else if (type == DOFI_OP_SEND) {
 			struct fi_msg msg = {
-				.msg_iov = iov,
-				.desc = desc,
-				.iov_count = count,
-				.context = op,
+			        .msg_iov = iov,
+			        .desc = desc,
+			        .iov_count = count,
+			        .context = op,
 			};
 
 			rc = fi_sendmsg(ep->fep, &msg, FI_COMPLETION);
 		} else {
 			struct fi_msg_rma msg = {
-				.msg_iov = iov,
-				.desc = desc,
-				.iov_count = count,
-				.rma_iov = &rma,
-				.rma_iov_count = 1,
-				.context = op,
+			        .msg_iov = iov,
+			        .desc = desc,
+			        .iov_count = count,
+			        .rma_iov = &rma,
+			        .rma_iov_count = 1,
+			        .context = op,
 			};
 
 			rc = type == DOFI_OP_WRITE
-				     ? fi_writemsg(ep->fep, &msg,
-						   FI_COMPLETION | wflags)
-				     : fi_readmsg(ep->fep, &msg, FI_COMPLETION);
+			             ? fi_writemsg(ep->fep, &msg,
+			                           FI_COMPLETION | wflags)
+			             : fi_readmsg(ep->fep, &msg, FI_COMPLETION);
 		}
 		if (dofi_retry_eagain(ep->tx_cq, rc) != -FI_EAGAIN)
 			break;
@@ -436,7 +438,7 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		atomic_store(&op->posted, 0);
 		dofi_pool_put(&ep->req_pool, op);
 		dof_info(DOFI_LOG, "EP %p: post failed: %s", (void *)ep,
-			 fi_strerror((int)-rc));
+		         fi_strerror((int)-rc));
 		return dofi_fi_to_dat((int)rc);
 	}
 	return DAT_SUCCESS;
@@ -543,50 +545,51 @@ slow:
 }
 
 DAT_RETURN dofi_ep_post_send(DAT_EP_HANDLE h, DAT_COUNT nseg,
-			     DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
-			     DAT_COMPLETION_FLAGS flags)
+                             DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
+                             DAT_COMPLETION_FLAGS flags)
 {
 	return dofi_post_request(h, DOFI_OP_SEND, nseg, segs, cookie, NULL,
-				 flags);
+	                         flags);
 }
 
 DAT_RETURN dofi_ep_post_rdma_write(DAT_EP_HANDLE h, DAT_COUNT nseg,
-				   DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
-				   const DAT_RMR_TRIPLET *remote,
-				   DAT_COMPLETION_FLAGS flags)
+                                   DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
+                                   const DAT_RMR_TRIPLET *remote,
+                                   DAT_COMPLETION_FLAGS flags)
 {
 	return dofi_post_request(h, DOFI_OP_WRITE, nseg, segs, cookie, remote,
-				 flags);
+	                         flags);
 }
 
 DAT_RETURN dofi_ep_post_rdma_read(DAT_EP_HANDLE h, DAT_COUNT nseg,
-				  DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
-				  const DAT_RMR_TRIPLET *remote,
-				  DAT_COMPLETION_FLAGS flags)
+                                  DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
+                                  const DAT_RMR_TRIPLET *remote,
+                                  DAT_COMPLETION_FLAGS flags)
 {
 	return dofi_post_request(h, DOFI_OP_READ, nseg, segs, cookie, remote,
-				 flags);
+	                         flags);
 }
 
 static ssize_t dofi_recv_post(dofi_ep_t *ep, dofi_op_t *op)
 {
 	struct fi_msg msg = {
-		.msg_iov = op->iov,
-		.desc = op->desc,
-		.iov_count = op->iov_count,
-		.context = op,
+	        .msg_iov = op->iov,
+	        .desc = op->desc,
+	        .iov_count = op->iov_count,
+	        .context = op,
 	};
 	ssize_t rc;
 	int tries;
 
 	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
 		rc = op->iov_count <= 1
-			     ? fi_recv(ep->fep,
-				       op->iov_count ? op->iov[0].iov_base : NULL,
-				       op->iov_count ? op->iov[0].iov_len : 0,
-				       op->iov_count ? op->desc[0] : NULL, 0,
-				       op)
-			     : fi_recvmsg(ep->fep, &msg, FI_COMPLETION);
+		             ? fi_recv(ep->fep,
+		                       op->iov_count ? op->iov[0].iov_base
+		                                     : NULL,
+		                       op->iov_count ? op->iov[0].iov_len : 0,
+		                       op->iov_count ? op->desc[0] : NULL, 0,
+		                       op)
+		             : fi_recvmsg(ep->fep, &msg, FI_COMPLETION);
 		if (dofi_retry_eagain(ep->rx_cq, rc) != -FI_EAGAIN)
 			break;
 	}
@@ -638,28 +641,28 @@ dofi_post_recv_slow(DAT_EP_HANDLE h, DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
 	state = atomic_load_explicit(&ep->state, memory_order_acquire);
 	if (state == DAT_EP_STATE_DISCONNECTED)
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_EP_DISCONNECTED);
+		                 DAT_INVALID_STATE_EP_DISCONNECTED);
 	op = dofi_pool_get(&ep->recv_pool);
 	if (op == NULL)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	if (dofi_likely(nseg == 1 && ep->attr.max_recv_iov >= 1 &&
-			dofi_seg1(ep, segs, DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
-				  op->iov, op->desc))) {
+	                dofi_seg1(ep, segs, DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
+	                          op->iov, op->desc))) {
 		count = 1;
 		total = segs->segment_length;
 	} else {
 		ret = dofi_segs(ep, nseg, segs,
-				ep->attr.max_recv_iov < DOFI_MAX_IOV
-					? ep->attr.max_recv_iov
-					: DOFI_MAX_IOV,
-				DAT_MEM_PRIV_LOCAL_WRITE_FLAG, op->iov,
-				op->desc, &count, &total, &st);
+		                ep->attr.max_recv_iov < DOFI_MAX_IOV
+		                        ? ep->attr.max_recv_iov
+		                        : DOFI_MAX_IOV,
+		                DAT_MEM_PRIV_LOCAL_WRITE_FLAG, op->iov,
+		                op->desc, &count, &total, &st);
 		if (ret != DAT_SUCCESS || st != DAT_DTO_SUCCESS) {
 			dofi_pool_put(&ep->recv_pool, op);
 			if (ret != DAT_SUCCESS)
 				return ret;
 			return dofi_dto_fail(ep, ep->recv_evd, DOFI_OP_RECV,
-					     cookie, st);
+			                     cookie, st);
 		}
 	}
 	dofi_recv_fill(ep, op, count, cookie, total, flags);
@@ -687,8 +690,8 @@ dofi_post_recv_slow(DAT_EP_HANDLE h, DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
 	if (rc != 0) {
 		atomic_store(&op->posted, 0);
 		dofi_pool_put(&ep->recv_pool, op);
-		dof_info(DOFI_LOG, "EP %p: receive post failed: %s",
-			 (void *)ep, fi_strerror((int)-rc));
+		dof_info(DOFI_LOG, "EP %p: receive post failed: %s", (void *)ep,
+		         fi_strerror((int)-rc));
 		return dofi_fi_to_dat((int)rc);
 	}
 	return DAT_SUCCESS;
@@ -782,8 +785,7 @@ dof_status_t dofi_dto_post_internal_recv(dofi_ep_t *ep, struct fid_ep *fep,
  * send with our internal op as context, whose completion the conversion
  * retires.
  */
-dof_status_t dofi_dto_send_internal(dofi_ep_t *ep, dofi_op_t *op,
-                                    uint8_t type)
+dof_status_t dofi_dto_send_internal(dofi_ep_t *ep, dofi_op_t *op, uint8_t type)
 {
 	ssize_t rc;
 	int tries;
@@ -795,8 +797,9 @@ dof_status_t dofi_dto_send_internal(dofi_ep_t *ep, dofi_op_t *op,
 	}
 	if (rc == 0)
 		return DOF_OK;
-	dof_debug(DOFI_LOG, "EP %p: fi_inject of an internal message: %s; "
-	                    "sending it",
+	dof_debug(DOFI_LOG,
+	          "EP %p: fi_inject of an internal message: %s; "
+	          "sending it",
 	          (void *)ep, fi_strerror((int)-rc));
 	if (ep->req_evd == NULL || ep->req_evd->cq == NULL ||
 	    atomic_load(&op->posted))

@@ -15,7 +15,7 @@
 
 #include "dofi.h"
 
-#define DOFI_DEFAULT_DTOS 256
+#define DOFI_DEFAULT_DTOS      256
 #define DOFI_DEFAULT_RDMA_READ 4
 
 void dofi_ep_default_attr(dofi_ia_t *ia, DAT_EP_ATTR *a)
@@ -30,8 +30,8 @@ void dofi_ep_default_attr(dofi_ia_t *ia, DAT_EP_ATTR *a)
 	a->recv_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
 	a->request_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
 	a->max_recv_dtos = ia_attr->max_dto_per_ep < DOFI_DEFAULT_DTOS
-				   ? ia_attr->max_dto_per_ep
-				   : DOFI_DEFAULT_DTOS;
+	                           ? ia_attr->max_dto_per_ep
+	                           : DOFI_DEFAULT_DTOS;
 	a->max_request_dtos = a->max_recv_dtos;
 	a->max_recv_iov = ia_attr->max_iov_segments_per_dto;
 	a->max_request_iov = ia_attr->max_iov_segments_per_dto;
@@ -61,7 +61,7 @@ static void dofi_ep_fill_zero(dofi_ia_t *ia, DAT_EP_ATTR *a)
 		a->max_rdma_read_iov = ia_attr->max_iov_segments_per_rdma_read;
 	if (a->max_rdma_write_iov == 0)
 		a->max_rdma_write_iov =
-			ia_attr->max_iov_segments_per_rdma_write;
+		        ia_attr->max_iov_segments_per_rdma_write;
 }
 
 static DAT_RETURN dofi_ep_check_attr(dofi_ia_t *ia, DAT_EP_ATTR *a)
@@ -77,36 +77,37 @@ static DAT_RETURN dofi_ep_check_attr(dofi_ia_t *ia, DAT_EP_ATTR *a)
 	else if (a->max_rdma_size > ia_attr->max_rdma_size)
 		why = "max_rdma_size exceeds the IA's";
 	else if (a->max_recv_dtos < 0 ||
-		 a->max_recv_dtos > ia_attr->max_dto_per_ep)
+	         a->max_recv_dtos > ia_attr->max_dto_per_ep)
 		why = "max_recv_dtos outside 0..max_dto_per_ep";
 	else if (a->max_request_dtos < 0 ||
-		 a->max_request_dtos > ia_attr->max_dto_per_ep)
+	         a->max_request_dtos > ia_attr->max_dto_per_ep)
 		why = "max_request_dtos outside 0..max_dto_per_ep";
 	else if (a->max_recv_iov < 0 ||
-		 a->max_recv_iov > ia_attr->max_iov_segments_per_dto)
+	         a->max_recv_iov > ia_attr->max_iov_segments_per_dto)
 		why = "max_recv_iov exceeds the IA's IOV limit";
 	else if (a->max_request_iov < 0 ||
-		 a->max_request_iov > ia_attr->max_iov_segments_per_dto)
+	         a->max_request_iov > ia_attr->max_iov_segments_per_dto)
 		why = "max_request_iov exceeds the IA's IOV limit";
 	else if (a->max_rdma_read_in < 0 ||
-		 a->max_rdma_read_in > ia_attr->max_rdma_read_per_ep_in ||
-		 a->max_rdma_read_out < 0 ||
-		 a->max_rdma_read_out > ia_attr->max_rdma_read_per_ep_out)
+	         a->max_rdma_read_in > ia_attr->max_rdma_read_per_ep_in ||
+	         a->max_rdma_read_out < 0 ||
+	         a->max_rdma_read_out > ia_attr->max_rdma_read_per_ep_out)
 		why = "RDMA read depth exceeds the IA's";
 	else if ((a->recv_completion_flags | a->request_completion_flags) &
-		 ~(DAT_COMPLETION_FLAGS)(DAT_COMPLETION_SUPPRESS_FLAG |
-					 DAT_COMPLETION_SOLICITED_WAIT_FLAG |
-					 DAT_COMPLETION_UNSIGNALLED_FLAG |
-					 DAT_COMPLETION_EVD_THRESHOLD_FLAG))
+	         ~(DAT_COMPLETION_FLAGS)(DAT_COMPLETION_SUPPRESS_FLAG |
+	                                 DAT_COMPLETION_SOLICITED_WAIT_FLAG |
+	                                 DAT_COMPLETION_UNSIGNALLED_FLAG |
+	                                 DAT_COMPLETION_EVD_THRESHOLD_FLAG))
 		why = "unknown completion flags";
 	if (why != NULL) {
 		dof_warn(DOFI_LOG, "EP attributes: %s", why);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 	}
 	if (a->qos & ~(DAT_QOS)DAT_QOS_BEST_EFFORT) {
-		dof_info(DOFI_LOG, "EP attributes: qos %#x cannot be given "
-				   "(best effort only)",
-			 (unsigned)a->qos);
+		dof_info(DOFI_LOG,
+		         "EP attributes: qos %#x cannot be given "
+		         "(best effort only)",
+		         (unsigned)a->qos);
 		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
 	}
 	return DAT_SUCCESS;
@@ -119,11 +120,11 @@ static DAT_RETURN dofi_ep_check_attr(dofi_ia_t *ia, DAT_EP_ATTR *a)
  * EVDs carry nothing else.
  */
 static int dofi_ep_flags_ok(dofi_ia_t *ia, dofi_ep_t *self, dofi_evd_t *evd,
-			    DAT_COMPLETION_FLAGS flags, int recv)
+                            DAT_COMPLETION_FLAGS flags, int recv)
 {
 	const DAT_EVD_FLAGS other = DAT_EVD_SOFTWARE_FLAG | DAT_EVD_CR_FLAG |
-				    DAT_EVD_CONNECTION_FLAG |
-				    DAT_EVD_ASYNC_FLAG;
+	                            DAT_EVD_CONNECTION_FLAG |
+	                            DAT_EVD_ASYNC_FLAG;
 	dofi_list_t *e;
 
 	if (evd == NULL)
@@ -168,20 +169,19 @@ static void dofi_ep_free_pools(dofi_ep_t *ep)
 static dof_status_t dofi_ep_alloc_pools(dofi_ep_t *ep)
 {
 	uint32_t nrecv = (uint32_t)ep->attr.max_recv_dtos;
-	uint32_t niov = ep->attr.max_recv_iov > 0
-				? (uint32_t)ep->attr.max_recv_iov
-				: 1;
+	uint32_t niov =
+	        ep->attr.max_recv_iov > 0 ? (uint32_t)ep->attr.max_recv_iov : 1;
 
 	/* Written by each post before libfabric reads them: not zeroed. */
-	ep->recv_iov_block = malloc(((size_t)nrecv * niov + 1) *
-				    sizeof(struct iovec));
-	ep->recv_desc_block = malloc(((size_t)nrecv * niov + 1) *
-				     sizeof(void *));
+	ep->recv_iov_block =
+	        malloc(((size_t)nrecv * niov + 1) * sizeof(struct iovec));
+	ep->recv_desc_block =
+	        malloc(((size_t)nrecv * niov + 1) * sizeof(void *));
 	if (ep->recv_iov_block == NULL || ep->recv_desc_block == NULL ||
 	    dofi_pool_init(&ep->req_pool, (uint32_t)ep->attr.max_request_dtos,
-			   ep, NULL, NULL, 0) != DOF_OK ||
+	                   ep, NULL, NULL, 0) != DOF_OK ||
 	    dofi_pool_init(&ep->recv_pool, nrecv, ep, ep->recv_iov_block,
-			   ep->recv_desc_block, niov) != DOF_OK)
+	                   ep->recv_desc_block, niov) != DOF_OK)
 		goto err;
 	ep->pend_head = ep->pend_tail = DOFI_POOL_NONE;
 	return DOF_OK;
@@ -191,8 +191,8 @@ err:
 }
 
 dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,
-			 dofi_evd_t *req, dofi_evd_t *conn,
-			 const DAT_EP_ATTR *attr, DAT_RETURN *ret)
+                         dofi_evd_t *req, dofi_evd_t *conn,
+                         const DAT_EP_ATTR *attr, DAT_RETURN *ret)
 {
 	DAT_EP_ATTR a;
 	dofi_ep_t *ep;
@@ -225,8 +225,8 @@ dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,
 		dofi_obj_free(ep);
 		pthread_mutex_unlock(&ia->lock);
 		dof_warn(DOFI_LOG,
-			 "dat_ep_create: completion flags conflict with other "
-			 "streams on the same EVD");
+		         "dat_ep_create: completion flags conflict with other "
+		         "streams on the same EVD");
 		*ret = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 		return NULL;
 	}
@@ -251,8 +251,8 @@ err_nomem:
 }
 
 static dofi_evd_t *dofi_ep_evd_arg(dofi_ia_t *ia, DAT_EVD_HANDLE h,
-				   DAT_EVD_FLAGS need, DAT_RETURN *ret,
-				   DAT_RETURN_SUBTYPE sub)
+                                   DAT_EVD_FLAGS need, DAT_RETURN *ret,
+                                   DAT_RETURN_SUBTYPE sub)
 {
 	dofi_evd_t *evd;
 
@@ -265,16 +265,15 @@ static dofi_evd_t *dofi_ep_evd_arg(dofi_ia_t *ia, DAT_EVD_HANDLE h,
 	 * allowed it, and dapltest's limit tests rely on it).
 	 */
 	if (evd == NULL ||
-	    (evd->obj.ia != ia &&
-	     (need != DAT_EVD_CONNECTION_FLAG ||
-	      evd->obj.provider != ia->obj.provider))) {
+	    (evd->obj.ia != ia && (need != DAT_EVD_CONNECTION_FLAG ||
+	                           evd->obj.provider != ia->obj.provider))) {
 		*ret = DAT_ERROR(DAT_INVALID_HANDLE, sub);
 		return NULL;
 	}
 	if (!(evd->flags & need)) {
 		dof_warn(DOFI_LOG, "dat_ep_create: EVD %p lacks the %s flag",
-			 (void *)evd,
-			 need == DAT_EVD_DTO_FLAG ? "DTO" : "CONNECTION");
+		         (void *)evd,
+		         need == DAT_EVD_DTO_FLAG ? "DTO" : "CONNECTION");
 		*ret = DAT_ERROR(DAT_INVALID_HANDLE, sub);
 		return NULL;
 	}
@@ -282,9 +281,9 @@ static dofi_evd_t *dofi_ep_evd_arg(dofi_ia_t *ia, DAT_EVD_HANDLE h,
 }
 
 DAT_RETURN dofi_ep_create(DAT_IA_HANDLE h, DAT_PZ_HANDLE pz_h,
-			  DAT_EVD_HANDLE recv_h, DAT_EVD_HANDLE req_h,
-			  DAT_EVD_HANDLE conn_h, const DAT_EP_ATTR *attr,
-			  DAT_EP_HANDLE *out)
+                          DAT_EVD_HANDLE recv_h, DAT_EVD_HANDLE req_h,
+                          DAT_EVD_HANDLE conn_h, const DAT_EP_ATTR *attr,
+                          DAT_EP_HANDLE *out)
 {
 	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
 	dofi_evd_t *recv, *req, *conn;
@@ -300,14 +299,14 @@ DAT_RETURN dofi_ep_create(DAT_IA_HANDLE h, DAT_PZ_HANDLE pz_h,
 		pz = dofi_obj_get(pz_h, DOFI_OBJ_PZ, __func__);
 		if (pz == NULL || pz->obj.ia != ia)
 			return DAT_ERROR(DAT_INVALID_HANDLE,
-					 DAT_INVALID_HANDLE_PZ);
+			                 DAT_INVALID_HANDLE_PZ);
 	}
 	recv = dofi_ep_evd_arg(ia, recv_h, DAT_EVD_DTO_FLAG, &ret,
-			       DAT_INVALID_HANDLE_EVD_RECV);
+	                       DAT_INVALID_HANDLE_EVD_RECV);
 	req = dofi_ep_evd_arg(ia, req_h, DAT_EVD_DTO_FLAG, &ret,
-			      DAT_INVALID_HANDLE_EVD_REQUEST);
+	                      DAT_INVALID_HANDLE_EVD_REQUEST);
 	conn = dofi_ep_evd_arg(ia, conn_h, DAT_EVD_CONNECTION_FLAG, &ret,
-			       DAT_INVALID_HANDLE_EVD_CONN);
+	                       DAT_INVALID_HANDLE_EVD_CONN);
 	if (ret != DAT_SUCCESS)
 		return ret;
 	ep = dofi_ep_alloc(ia, pz, recv, req, conn, attr, &ret);
@@ -318,21 +317,21 @@ DAT_RETURN dofi_ep_create(DAT_IA_HANDLE h, DAT_PZ_HANDLE pz_h,
 }
 
 DAT_RETURN dofi_ep_create_with_srq(DAT_IA_HANDLE h, DAT_PZ_HANDLE pz,
-				   DAT_EVD_HANDLE recv, DAT_EVD_HANDLE req,
-				   DAT_EVD_HANDLE conn, DAT_SRQ_HANDLE srq,
-				   const DAT_EP_ATTR *attr, DAT_EP_HANDLE *out)
+                                   DAT_EVD_HANDLE recv, DAT_EVD_HANDLE req,
+                                   DAT_EVD_HANDLE conn, DAT_SRQ_HANDLE srq,
+                                   const DAT_EP_ATTR *attr, DAT_EP_HANDLE *out)
 {
 	(void)pz, (void)recv, (void)req, (void)conn, (void)srq, (void)attr;
 	(void)out;
 	if (dofi_obj_get(h, DOFI_OBJ_IA, __func__) == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	dof_info(DOFI_LOG, "dat_ep_create_with_srq: shared receive queues "
-			   "are not offered yet");
+	                   "are not offered yet");
 	return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
 }
 
 DAT_RETURN dofi_ep_query(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
-			 DAT_EP_PARAM *p)
+                         DAT_EP_PARAM *p)
 {
 	dofi_ep_t *ep = dofi_obj_get(h, DOFI_OBJ_EP, __func__);
 	dofi_ia_t *ia;
@@ -393,12 +392,12 @@ static void dofi_ep_swap_evd(dofi_evd_t **slot, dofi_evd_t *evd)
 }
 
 DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
-			  const DAT_EP_PARAM *p)
+                          const DAT_EP_PARAM *p)
 {
 	const DAT_EP_PARAM_MASK ok =
-		DAT_EP_FIELD_PZ_HANDLE | DAT_EP_FIELD_RECV_EVD_HANDLE |
-		DAT_EP_FIELD_REQUEST_EVD_HANDLE |
-		DAT_EP_FIELD_CONNECT_EVD_HANDLE | DAT_EP_FIELD_EP_ATTR_ALL;
+	        DAT_EP_FIELD_PZ_HANDLE | DAT_EP_FIELD_RECV_EVD_HANDLE |
+	        DAT_EP_FIELD_REQUEST_EVD_HANDLE |
+	        DAT_EP_FIELD_CONNECT_EVD_HANDLE | DAT_EP_FIELD_EP_ATTR_ALL;
 	dofi_ep_t *ep = dofi_obj_get(h, DOFI_OBJ_EP, __func__);
 	dofi_evd_t *recv, *req, *conn;
 	DAT_RETURN ret = DAT_SUCCESS;
@@ -411,9 +410,10 @@ DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	if (p == NULL)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (mask & ~ok) {
-		dof_warn(DOFI_LOG, "dat_ep_modify: fields %#llx cannot be "
-				   "modified",
-			 (unsigned long long)(mask & ~ok));
+		dof_warn(DOFI_LOG,
+		         "dat_ep_modify: fields %#llx cannot be "
+		         "modified",
+		         (unsigned long long)(mask & ~ok));
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
 	ia = ep->obj.ia;
@@ -426,19 +426,19 @@ DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		pz = dofi_obj_get(p->pz_handle, DOFI_OBJ_PZ, __func__);
 		if (pz == NULL || pz->obj.ia != ia)
 			return DAT_ERROR(DAT_INVALID_HANDLE,
-					 DAT_INVALID_HANDLE_PZ);
+			                 DAT_INVALID_HANDLE_PZ);
 	}
 	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
 		recv = dofi_ep_evd_arg(ia, p->recv_evd_handle, DAT_EVD_DTO_FLAG,
-				       &ret, DAT_INVALID_HANDLE_EVD_RECV);
+		                       &ret, DAT_INVALID_HANDLE_EVD_RECV);
 	if (mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
 		req = dofi_ep_evd_arg(ia, p->request_evd_handle,
-				      DAT_EVD_DTO_FLAG, &ret,
-				      DAT_INVALID_HANDLE_EVD_REQUEST);
+		                      DAT_EVD_DTO_FLAG, &ret,
+		                      DAT_INVALID_HANDLE_EVD_REQUEST);
 	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
 		conn = dofi_ep_evd_arg(ia, p->connect_evd_handle,
-				       DAT_EVD_CONNECTION_FLAG, &ret,
-				       DAT_INVALID_HANDLE_EVD_CONN);
+		                       DAT_EVD_CONNECTION_FLAG, &ret,
+		                       DAT_INVALID_HANDLE_EVD_CONN);
 	if (ret != DAT_SUCCESS)
 		return ret;
 	if (mask & DAT_EP_FIELD_EP_ATTR_ALL) {
@@ -454,7 +454,7 @@ DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 			a.recv_completion_flags = n->recv_completion_flags;
 		if (mask & DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS)
 			a.request_completion_flags =
-				n->request_completion_flags;
+			        n->request_completion_flags;
 		if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS)
 			a.max_recv_dtos = n->max_recv_dtos;
 		if (mask & DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS)
@@ -480,7 +480,7 @@ DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	if (!dofi_ep_quiescent(atomic_load(&ep->state)) || ep->fep != NULL) {
 		pthread_mutex_unlock(&ia->lock);
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_EP_CONNECTED);
+		                 DAT_INVALID_STATE_EP_CONNECTED);
 	}
 	if (!dofi_ep_flags_ok(ia, ep, recv, a.recv_completion_flags, 1) ||
 	    !dofi_ep_flags_ok(ia, ep, req, a.request_completion_flags, 0)) {
@@ -495,7 +495,7 @@ DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	if (pz != ep->pz && ep->pend_head != DOFI_POOL_NONE) {
 		pthread_mutex_unlock(&ia->lock);
 		dof_warn(DOFI_LOG, "dat_ep_modify: receives posted in the old "
-				   "PZ are queued; the PZ cannot change");
+		                   "PZ are queued; the PZ cannot change");
 		return DAT_ERROR(DAT_INVALID_STATE, 0);
 	}
 	if (a.max_recv_dtos != ep->attr.max_recv_dtos ||
@@ -514,7 +514,7 @@ DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 			(void)dofi_ep_alloc_pools(ep);
 			pthread_mutex_unlock(&ia->lock);
 			return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-					 DAT_RESOURCE_MEMORY);
+			                 DAT_RESOURCE_MEMORY);
 		}
 	}
 	ep->attr = a;
@@ -532,8 +532,7 @@ DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 }
 
 DAT_RETURN dofi_ep_get_status(DAT_EP_HANDLE h, DAT_EP_STATE *state,
-			      DAT_BOOLEAN *recv_idle,
-			      DAT_BOOLEAN *req_idle)
+                              DAT_BOOLEAN *recv_idle, DAT_BOOLEAN *req_idle)
 {
 	dofi_ep_t *ep = dofi_obj_get(h, DOFI_OBJ_EP, __func__);
 
@@ -549,7 +548,7 @@ DAT_RETURN dofi_ep_get_status(DAT_EP_HANDLE h, DAT_EP_STATE *state,
 }
 
 DAT_RETURN dofi_ep_recv_query(DAT_EP_HANDLE h, DAT_COUNT *nbufs,
-			      DAT_COUNT *bufs_alloc)
+                              DAT_COUNT *bufs_alloc)
 {
 	dofi_ep_t *ep = dofi_obj_get(h, DOFI_OBJ_EP, __func__);
 
@@ -563,7 +562,7 @@ DAT_RETURN dofi_ep_recv_query(DAT_EP_HANDLE h, DAT_COUNT *nbufs,
 }
 
 DAT_RETURN dofi_ep_set_watermark(DAT_EP_HANDLE h, DAT_COUNT soft_hw,
-				 DAT_COUNT hard_hw)
+                                 DAT_COUNT hard_hw)
 {
 	dofi_ep_t *ep = dofi_obj_get(h, DOFI_OBJ_EP, __func__);
 
@@ -572,7 +571,7 @@ DAT_RETURN dofi_ep_set_watermark(DAT_EP_HANDLE h, DAT_COUNT soft_hw,
 	(void)soft_hw, (void)hard_hw;
 	/* Watermarks are for EPs on a shared receive queue. */
 	dof_info(DOFI_LOG, "dat_ep_set_watermark: SRQ watermarks are not "
-			   "offered yet");
+	                   "offered yet");
 	return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
 }
 
@@ -668,18 +667,19 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 	for (;;) {
 		rc = DOFI_NOPIPE(fi_endpoint(dom->domain, info, &fep, ep));
 		if (rc != 0 && (ep->attr.max_request_dtos > 0 ||
-				ep->attr.max_recv_dtos > 0)) {
+		                ep->attr.max_recv_dtos > 0)) {
 			/* The provider's limit: the consumer's sizes, and
 			 * no RTU. */
 			if (ep->attr.max_request_dtos > 0)
 				info->tx_attr->size =
-					(size_t)ep->attr.max_request_dtos;
+				        (size_t)ep->attr.max_request_dtos;
 			if (ep->attr.max_recv_dtos > 0)
 				info->rx_attr->size =
-					(size_t)ep->attr.max_recv_dtos;
+				        (size_t)ep->attr.max_recv_dtos;
 			ep->rtu = DOFI_RTU_NONE;
 			ep->acc = 0;
-			rc = DOFI_NOPIPE(fi_endpoint(dom->domain, info, &fep, ep));
+			rc = DOFI_NOPIPE(
+			        fi_endpoint(dom->domain, info, &fep, ep));
 		}
 		if (rc != 0) {
 			dof_warn(DOFI_LOG, "fi_endpoint: %s", fi_strerror(-rc));
@@ -695,9 +695,9 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 		    spares == DOFI_TOMB_SPARES || info->handle != NULL)
 			break;
 		dof_debug(DOFI_LOG,
-			  "EP %p: fi_endpoint gave a closed "
-			  "endpoint's address; set aside",
-			  (void *)ep);
+		          "EP %p: fi_endpoint gave a closed "
+		          "endpoint's address; set aside",
+		          (void *)ep);
 		tomb->spare = fep;
 		spares++;
 	}
@@ -713,7 +713,7 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 		rc = fi_enable(fep);
 	if (rc != 0) {
 		dof_warn(DOFI_LOG, "binding the endpoint: %s",
-			 fi_strerror(-rc));
+		         fi_strerror(-rc));
 		(void)DOFI_NOPIPE(fi_close(&fep->fid));
 		return DOF_ERR_IO;
 	}
@@ -779,12 +779,13 @@ DAT_RETURN dofi_ep_free(DAT_EP_HANDLE h)
 	ia = ep->obj.ia;
 	pthread_mutex_lock(&ia->lock);
 	if ((ep->sp != NULL && ep->sp->obj.type == DOFI_OBJ_RSP) ||
-	    (ep->cr != NULL && atomic_load(&ep->state) ==
-				       DAT_EP_STATE_PASSIVE_CONNECTION_PENDING)) {
+	    (ep->cr != NULL &&
+	     atomic_load(&ep->state) ==
+	             DAT_EP_STATE_PASSIVE_CONNECTION_PENDING)) {
 		/* DAT: an EP reserved by an RSP is freed with it only. */
 		pthread_mutex_unlock(&ia->lock);
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_EP_RESERVED);
+		                 DAT_INVALID_STATE_EP_RESERVED);
 	}
 	dofi_ep_destroy(ep);
 	pthread_mutex_unlock(&ia->lock);
@@ -814,9 +815,10 @@ DAT_RETURN dofi_ep_reset(DAT_EP_HANDLE h)
 		break;
 	default:
 		ret = DAT_ERROR(DAT_INVALID_STATE, 0);
-		dof_warn(DOFI_LOG, "dat_ep_reset: EP state %d is neither "
-				   "Disconnected nor Unconnected",
-			 (int)s);
+		dof_warn(DOFI_LOG,
+		         "dat_ep_reset: EP state %d is neither "
+		         "Disconnected nor Unconnected",
+		         (int)s);
 		break;
 	}
 	pthread_mutex_unlock(&ia->lock);

@@ -30,7 +30,7 @@
 #include "dofi.h"
 #include "dofi_fast.h"
 
-#define DOFI_CQ_BATCH 16
+#define DOFI_CQ_BATCH      16
 #define DOFI_WAIT_SLICE_MS 10
 
 static uint32_t dofi_pow2(uint32_t n)
@@ -58,7 +58,7 @@ static void dofi_efd_drain(int fd)
 		dof_debug(DOFI_LOG, "eventfd read: %s", strerror(errno));
 }
 
-/* ---- the ring (evd->lock held) -------------------------------------------- */
+/* ---- the ring (evd->lock held) ------------------------------------------- */
 
 static dof_status_t dofi_ring_grow(dofi_evd_t *evd, uint32_t want)
 {
@@ -128,7 +128,7 @@ static int dofi_evd_drain_cq(dofi_evd_t *evd, struct fid_cq *cq, uint32_t limit)
 		DAT_EVENT ev;
 
 		n = fi_cq_read(cq, entries,
-			       room < DOFI_CQ_BATCH ? room : DOFI_CQ_BATCH);
+		               room < DOFI_CQ_BATCH ? room : DOFI_CQ_BATCH);
 		if (n == -FI_EAVAIL) {
 			struct fi_cq_err_entry err;
 
@@ -168,7 +168,7 @@ static int dofi_evd_drain_locked(dofi_evd_t *evd, uint32_t limit)
 	return moved;
 }
 
-/* ---- creation ------------------------------------------------------------- */
+/* ---- creation ------------------------------------------------------------ */
 
 /*
  * A CQ for an EVD in one of ia's domains, with the first wait object the
@@ -176,13 +176,13 @@ static int dofi_evd_drain_locked(dofi_evd_t *evd, uint32_t limit)
  * timed polling). *fd: its cq_fd.
  */
 static int dofi_evd_cq_open(dofi_ia_t *ia, struct fid_domain *domain,
-			    DAT_COUNT qlen, struct fid_cq **cq, int *fd)
+                            DAT_COUNT qlen, struct fid_cq **cq, int *fd)
 {
 	static const enum fi_wait_obj waits[] = {FI_WAIT_POLLFD, FI_WAIT_FD,
-						 FI_WAIT_NONE};
+	                                         FI_WAIT_NONE};
 	struct fi_cq_attr attr = {
-		.size = (size_t)qlen,
-		.format = FI_CQ_FORMAT_DATA,
+	        .size = (size_t)qlen,
+	        .format = FI_CQ_FORMAT_DATA,
 	};
 	size_t i;
 	int rc = -FI_ENOSYS;
@@ -196,7 +196,7 @@ static int dofi_evd_cq_open(dofi_ia_t *ia, struct fid_domain *domain,
 	}
 	if (rc != 0) {
 		dof_warn(DOFI_LOG, "fi_cq_open(%d): %s", qlen,
-			 fi_strerror(-rc));
+		         fi_strerror(-rc));
 		*cq = NULL;
 		return rc;
 	}
@@ -204,7 +204,7 @@ static int dofi_evd_cq_open(dofi_ia_t *ia, struct fid_domain *domain,
 	if (attr.wait_obj == FI_WAIT_POLLFD)
 		*fd = DOFI_CQ_POLLFD;
 	else if (attr.wait_obj == FI_WAIT_FD &&
-		 fi_control(&(*cq)->fid, FI_GETWAIT, fd) != 0)
+	         fi_control(&(*cq)->fid, FI_GETWAIT, fd) != 0)
 		*fd = -1;
 	return 0;
 }
@@ -256,20 +256,20 @@ struct fid_cq *dofi_evd_cq_get(dofi_evd_t *evd, dofi_dom_t *dom)
 		return NULL;
 	x->dom = dom;
 	if (dofi_evd_cq_open(evd->obj.ia, dom->domain, evd->qlen, &x->cq,
-			     &x->fd) != 0) {
+	                     &x->fd) != 0) {
 		free(x);
 		return NULL;
 	}
 	/* Readers walk the list without a lock: publish it whole. */
 	__atomic_store_n(tail, x, __ATOMIC_RELEASE);
 	dof_debug(DOFI_LOG, "EVD %p: a CQ in domain %u", (void *)evd,
-		  dom->index);
+	          dom->index);
 	dofi_progress_watch(evd->obj.ia, x->fd, evd);
 	return x->cq;
 }
 
 dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
-				     DAT_EVD_FLAGS flags)
+                                     DAT_EVD_FLAGS flags)
 {
 	dofi_evd_t *evd;
 
@@ -289,7 +289,7 @@ dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
 		goto err;
 	if (flags & DAT_EVD_DTO_FLAG) {
 		if (dofi_evd_cq_open(ia, ia->dom0.domain, qlen, &evd->cq,
-				     &evd->cq_fd) != 0)
+		                     &evd->cq_fd) != 0)
 			goto err;
 		dofi_progress_watch(ia, evd->cq_fd, evd);
 	}
@@ -326,12 +326,12 @@ void dofi_evd_destroy(dofi_evd_t *evd)
 }
 
 DAT_RETURN dofi_evd_create(DAT_IA_HANDLE h, DAT_COUNT qlen,
-			   DAT_CNO_HANDLE cno_h, DAT_EVD_FLAGS flags,
-			   DAT_EVD_HANDLE *out)
+                           DAT_CNO_HANDLE cno_h, DAT_EVD_FLAGS flags,
+                           DAT_EVD_HANDLE *out)
 {
 	const DAT_EVD_FLAGS all = DAT_EVD_SOFTWARE_FLAG | DAT_EVD_CR_FLAG |
-				  DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG |
-				  DAT_EVD_RMR_BIND_FLAG | DAT_EVD_ASYNC_FLAG;
+	                          DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG |
+	                          DAT_EVD_RMR_BIND_FLAG | DAT_EVD_ASYNC_FLAG;
 	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
 	dofi_cno_t *cno = NULL;
 	dofi_evd_t *evd;
@@ -340,12 +340,12 @@ DAT_RETURN dofi_evd_create(DAT_IA_HANDLE h, DAT_COUNT qlen,
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	if (qlen <= 0 || qlen > ia->ia_attr.max_evd_qlen) {
 		dof_warn(DOFI_LOG, "dat_evd_create: qlen %d outside 1..%d",
-			 qlen, ia->ia_attr.max_evd_qlen);
+		         qlen, ia->ia_attr.max_evd_qlen);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
 	if (flags == 0 || (flags & ~all)) {
 		dof_warn(DOFI_LOG, "dat_evd_create: bad flags %#x",
-			 (unsigned)flags);
+		         (unsigned)flags);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	}
 	if (out == NULL)
@@ -354,12 +354,11 @@ DAT_RETURN dofi_evd_create(DAT_IA_HANDLE h, DAT_COUNT qlen,
 		cno = dofi_obj_get(cno_h, DOFI_OBJ_CNO, __func__);
 		if (cno == NULL || cno->obj.ia != ia)
 			return DAT_ERROR(DAT_INVALID_HANDLE,
-					 DAT_INVALID_HANDLE_CNO);
+			                 DAT_INVALID_HANDLE_CNO);
 	}
 	evd = dofi_evd_internal_create(ia, qlen, flags);
 	if (evd == NULL)
-		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_TEVD);
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEVD);
 	if (cno != NULL) {
 		pthread_mutex_lock(&cno->lock);
 		cno->nref++;
@@ -371,22 +370,22 @@ DAT_RETURN dofi_evd_create(DAT_IA_HANDLE h, DAT_COUNT qlen,
 }
 
 DAT_RETURN dofi_evd_query(DAT_EVD_HANDLE h, DAT_EVD_PARAM_MASK mask,
-			  DAT_EVD_PARAM *p)
+                          DAT_EVD_PARAM *p)
 {
 	dofi_evd_t *evd = dofi_obj_get(h, DOFI_OBJ_EVD, __func__);
 
 	if (evd == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE,
-				 DAT_INVALID_HANDLE_EVD_REQUEST);
+		                 DAT_INVALID_HANDLE_EVD_REQUEST);
 	if (p == NULL)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	(void)mask;
 	p->ia_handle = dofi_ia_consumer_handle(evd->obj.ia);
 	p->evd_qlen = evd->qlen;
 	p->evd_state = (evd->enabled ? DAT_EVD_STATE_ENABLED
-				     : DAT_EVD_STATE_DISABLED) |
-		       (evd->waitable ? DAT_EVD_STATE_WAITABLE
-				      : DAT_EVD_STATE_UNWAITABLE);
+	                             : DAT_EVD_STATE_DISABLED) |
+	               (evd->waitable ? DAT_EVD_STATE_WAITABLE
+	                              : DAT_EVD_STATE_UNWAITABLE);
 	p->cno_handle = (DAT_CNO_HANDLE)evd->cno;
 	p->evd_flags = evd->flags;
 	return DAT_SUCCESS;
@@ -399,12 +398,12 @@ DAT_RETURN dofi_evd_modify_cno(DAT_EVD_HANDLE h, DAT_CNO_HANDLE cno_h)
 
 	if (evd == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE,
-				 DAT_INVALID_HANDLE_EVD_REQUEST);
+		                 DAT_INVALID_HANDLE_EVD_REQUEST);
 	if (cno_h != DAT_HANDLE_NULL) {
 		cno = dofi_obj_get(cno_h, DOFI_OBJ_CNO, __func__);
 		if (cno == NULL || cno->obj.ia != evd->obj.ia)
 			return DAT_ERROR(DAT_INVALID_HANDLE,
-					 DAT_INVALID_HANDLE_CNO);
+			                 DAT_INVALID_HANDLE_CNO);
 	}
 	pthread_mutex_lock(&evd->obj.ia->lock);
 	if (evd->cno != NULL)
@@ -419,13 +418,13 @@ DAT_RETURN dofi_evd_modify_cno(DAT_EVD_HANDLE h, DAT_CNO_HANDLE cno_h)
 enum { DOFI_EVD_ENABLED, DOFI_EVD_WAITABLE };
 
 static DAT_RETURN dofi_evd_set(DAT_EVD_HANDLE h, int which, int value,
-			       const char *func)
+                               const char *func)
 {
 	dofi_evd_t *evd = dofi_obj_get(h, DOFI_OBJ_EVD, func);
 
 	if (evd == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE,
-				 DAT_INVALID_HANDLE_EVD_REQUEST);
+		                 DAT_INVALID_HANDLE_EVD_REQUEST);
 	pthread_mutex_lock(&evd->lock);
 	if (which == DOFI_EVD_ENABLED)
 		evd->enabled = value;
@@ -464,18 +463,18 @@ DAT_RETURN dofi_evd_resize(DAT_EVD_HANDLE h, DAT_COUNT qlen)
 
 	if (evd == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE,
-				 DAT_INVALID_HANDLE_EVD_REQUEST);
+		                 DAT_INVALID_HANDLE_EVD_REQUEST);
 	if (qlen <= 0 || qlen > evd->obj.ia->ia_attr.max_evd_qlen)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	pthread_mutex_lock(&evd->lock);
 	if (atomic_load(&evd->waiters))
 		ret = DAT_ERROR(DAT_INVALID_STATE,
-				DAT_INVALID_STATE_EVD_WAITER);
+		                DAT_INVALID_STATE_EVD_WAITER);
 	else if ((uint32_t)qlen < atomic_load(&evd->count))
 		ret = DAT_ERROR(DAT_INVALID_STATE, 0);
 	else if (dofi_ring_grow(evd, (uint32_t)qlen) != DOF_OK)
 		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				DAT_RESOURCE_MEMORY);
+		                DAT_RESOURCE_MEMORY);
 	else
 		evd->qlen = qlen;
 	pthread_mutex_unlock(&evd->lock);
@@ -489,7 +488,7 @@ DAT_RETURN dofi_evd_free(DAT_EVD_HANDLE h)
 
 	if (evd == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE,
-				 DAT_INVALID_HANDLE_EVD_REQUEST);
+		                 DAT_INVALID_HANDLE_EVD_REQUEST);
 	ia = evd->obj.ia;
 	pthread_mutex_lock(&ia->lock);
 	/* Freed by another thread since the check: not twice (its eventfd
@@ -502,19 +501,20 @@ DAT_RETURN dofi_evd_free(DAT_EVD_HANDLE h)
 	if (atomic_load(&evd->nref) > 0 || atomic_load(&evd->waiters) > 0 ||
 	    (evd == ia->async_evd)) {
 		pthread_mutex_unlock(&ia->lock);
-		dof_warn(DOFI_LOG, "dat_evd_free: the EVD is in use (%d "
-				   "users, %d waiters%s)",
-			 atomic_load(&evd->nref), atomic_load(&evd->waiters),
-			 evd == ia->async_evd ? ", the IA's async EVD" : "");
+		dof_warn(DOFI_LOG,
+		         "dat_evd_free: the EVD is in use (%d "
+		         "users, %d waiters%s)",
+		         atomic_load(&evd->nref), atomic_load(&evd->waiters),
+		         evd == ia->async_evd ? ", the IA's async EVD" : "");
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_EVD_IN_USE);
+		                 DAT_INVALID_STATE_EVD_IN_USE);
 	}
 	dofi_evd_destroy(evd);
 	pthread_mutex_unlock(&ia->lock);
 	return DAT_SUCCESS;
 }
 
-/* ---- posting ---------------------------------------------------------------- */
+/* ---- posting ------------------------------------------------------------- */
 
 static void dofi_evd_notify(dofi_evd_t *evd)
 {
@@ -532,7 +532,7 @@ static void dofi_evd_notify(dofi_evd_t *evd)
 		/* The consumer's proxy agent, when it gave one. */
 		if (agent.proxy_agent_func != NULL)
 			agent.proxy_agent_func(agent.instance_data,
-					       (DAT_EVD_HANDLE)evd);
+			                       (DAT_EVD_HANDLE)evd);
 	}
 }
 
@@ -553,25 +553,24 @@ dof_status_t dofi_evd_post(dofi_evd_t *evd, const DAT_EVENT *event)
 	pthread_mutex_unlock(&evd->lock);
 	if (status != DOF_OK) {
 		dof_error(DOFI_LOG, "EVD %p: event %#x lost: out of memory",
-			  (void *)evd, (unsigned)event->event_number);
+		          (void *)evd, (unsigned)event->event_number);
 		return status;
 	}
 	dofi_evd_notify(evd);
 	if (overflow) {
 		dof_warn(DOFI_LOG, "EVD %p overflowed its qlen %d", (void *)evd,
-			 evd->qlen);
+		         evd->qlen);
 		if (evd != evd->obj.ia->async_evd)
-			dofi_async_post(evd->obj.ia,
-					DAT_ASYNC_ERROR_EVD_OVERFLOW,
-					(DAT_HANDLE)evd,
-					DAT_EVD_OVERFLOW_ERROR);
+			dofi_async_post(
+			        evd->obj.ia, DAT_ASYNC_ERROR_EVD_OVERFLOW,
+			        (DAT_HANDLE)evd, DAT_EVD_OVERFLOW_ERROR);
 		return DOF_ERR_OVERFLOW;
 	}
 	return DOF_OK;
 }
 
 void dofi_async_post(dofi_ia_t *ia, DAT_EVENT_NUMBER num, DAT_HANDLE h,
-		     DAT_COUNT reason)
+                     DAT_COUNT reason)
 {
 	DAT_EVENT ev;
 
@@ -593,15 +592,15 @@ DAT_RETURN dofi_evd_post_se(DAT_EVD_HANDLE h, const DAT_EVENT *event)
 
 	if (evd == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE,
-				 DAT_INVALID_HANDLE_EVD_REQUEST);
+		                 DAT_INVALID_HANDLE_EVD_REQUEST);
 	if (!(evd->flags & DAT_EVD_SOFTWARE_FLAG)) {
 		dof_warn(DOFI_LOG, "dat_evd_post_se: the EVD was not created "
-				   "with DAT_EVD_SOFTWARE_FLAG");
+		                   "with DAT_EVD_SOFTWARE_FLAG");
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 	}
 	if (event == NULL || event->event_number != DAT_SOFTWARE_EVENT) {
 		dof_warn(DOFI_LOG, "dat_evd_post_se: only DAT_SOFTWARE_EVENT "
-				   "may be posted");
+		                   "may be posted");
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
 	ev = *event;
@@ -617,7 +616,7 @@ DAT_RETURN dofi_evd_post_se(DAT_EVD_HANDLE h, const DAT_EVENT *event)
 	return DAT_SUCCESS;
 }
 
-/* ---- consuming -------------------------------------------------------------- */
+/* ---- consuming ----------------------------------------------------------- */
 
 /* One event from the CQs in other domains; 0 when they are empty. */
 static int dofi_evd_dequeue_xcq(dofi_evd_t *evd, DAT_EVENT *event)
@@ -660,8 +659,8 @@ static void dofi_evd_cm_due(dofi_evd_t *evd)
 {
 	dofi_ia_t *ia = evd->obj.ia;
 
-	if (dofi_unlikely(atomic_load_explicit(&ia->cm_due,
-					       memory_order_relaxed)) &&
+	if (dofi_unlikely(
+	            atomic_load_explicit(&ia->cm_due, memory_order_relaxed)) &&
 	    atomic_exchange(&ia->cm_due, 0))
 		dofi_cm_progress(ia);
 }
@@ -675,14 +674,14 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 	if (evd == NULL) {
 		(void)dofi_obj_get(h, DOFI_OBJ_EVD, __func__);
 		return DAT_ERROR(DAT_INVALID_HANDLE,
-				 DAT_INVALID_HANDLE_EVD_REQUEST);
+		                 DAT_INVALID_HANDLE_EVD_REQUEST);
 	}
 	if (event == NULL)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	/* Events belong to the waiter while there is one. */
 	if (atomic_load_explicit(&evd->waiters, memory_order_relaxed))
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_EVD_WAITER);
+		                 DAT_INVALID_STATE_EVD_WAITER);
 	/*
 	 * The consumer polls: the progress thread keeps off this CQ. Said
 	 * on every call, the ring path too, or once the thread has moved
@@ -734,10 +733,9 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 	if (evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG)) {
 		dofi_ia_t *ia = evd->obj.ia;
 
-		if (!atomic_load_explicit(&ia->cm_polled,
-					  memory_order_relaxed))
+		if (!atomic_load_explicit(&ia->cm_polled, memory_order_relaxed))
 			atomic_store_explicit(&ia->cm_polled, 1,
-					      memory_order_relaxed);
+			                      memory_order_relaxed);
 		dofi_cm_progress(ia);
 		if (dofi_ring_take(evd, event))
 			return DAT_SUCCESS;
@@ -749,10 +747,11 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 		 * connect, an RTU) and sees a peer's end.
 		 */
 		unsigned n = atomic_load_explicit(&evd->idle_polls,
-						  memory_order_relaxed) + 1;
+		                                  memory_order_relaxed) +
+		             1;
 
 		atomic_store_explicit(&evd->idle_polls, n,
-				      memory_order_relaxed);
+		                      memory_order_relaxed);
 		if (n % 64 == 0) {
 			dofi_cm_progress(evd->obj.ia);
 			if (dofi_ring_take(evd, event))
@@ -786,11 +785,11 @@ static int dofi_ms_left(uint64_t deadline_ns)
  * fds came from a list (FI_WAIT_POLLFD), which the sleep must not
  * outlast by much; 0 for an fd. Outcomes combine with |.
  */
-#define DOFI_ARM_NAP 1
+#define DOFI_ARM_NAP  1
 #define DOFI_ARM_LIST 2
 
 static int dofi_cq_arm(dofi_ia_t *ia, struct fid_cq *cq, int fd,
-		       struct pollfd *fds, int *nfds, int max)
+                       struct pollfd *fds, int *nfds, int max)
 {
 	struct fid *f = &cq->fid;
 	int n;
@@ -841,11 +840,11 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms)
 		int nap;
 
 		nap = dofi_cq_arm(ia, evd->cq, evd->cq_fd, fds, &nfds,
-				  DOFI_BLOCK_FDS);
+		                  DOFI_BLOCK_FDS);
 		for (x = dofi_evd_xcq_first(evd); x != NULL;
 		     x = dofi_evd_xcq_next(x))
 			nap |= dofi_cq_arm(ia, x->cq, x->fd, fds, &nfds,
-					   DOFI_BLOCK_FDS);
+			                   DOFI_BLOCK_FDS);
 		slice = dofi_arm_slice(nap, slice);
 	}
 	/* No thread: come back for the connection events and timers. */
@@ -861,8 +860,8 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms)
 }
 
 DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
-			 DAT_COUNT threshold, DAT_EVENT *event,
-			 DAT_COUNT *nmore)
+                         DAT_COUNT threshold, DAT_EVENT *event,
+                         DAT_COUNT *nmore)
 {
 	dofi_evd_t *evd = dofi_obj_get(h, DOFI_OBJ_EVD, __func__);
 	uint64_t deadline = 0;
@@ -870,10 +869,10 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 
 	if (evd == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE,
-				 DAT_INVALID_HANDLE_EVD_REQUEST);
+		                 DAT_INVALID_HANDLE_EVD_REQUEST);
 	if (threshold <= 0 || threshold > evd->qlen) {
 		dof_warn(DOFI_LOG, "dat_evd_wait: threshold %d outside 1..%d",
-			 threshold, evd->qlen);
+		         threshold, evd->qlen);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	}
 	if (event == NULL)
@@ -882,14 +881,14 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	if (!evd->waitable)
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_EVD_UNWAITABLE);
+		                 DAT_INVALID_STATE_EVD_UNWAITABLE);
 	{
 		int expected = 0;
 
 		if (!atomic_compare_exchange_strong(&evd->waiters, &expected,
-						    1))
+		                                    1))
 			return DAT_ERROR(DAT_INVALID_STATE,
-					 DAT_INVALID_STATE_EVD_WAITER);
+			                 DAT_INVALID_STATE_EVD_WAITER);
 	}
 	if (timeout != DAT_TIMEOUT_INFINITE)
 		deadline = dofi_now_ns() + (uint64_t)timeout * 1000 + 1;
@@ -916,8 +915,7 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 			break;
 		}
 		if (dofi_progress_off(evd->obj.ia) ||
-		    (evd->flags &
-		     (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG)))
+		    (evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG)))
 			dofi_cm_progress(evd->obj.ia);
 		ms = dofi_ms_left(deadline);
 		if (ms == 0) {
@@ -939,8 +937,8 @@ void dofi_evd_flush_cq(dofi_evd_t *evd, int all)
 	if (evd->cq == NULL)
 		return;
 	pthread_mutex_lock(&evd->lock);
-	moved = dofi_evd_drain_locked(evd, all ? UINT32_MAX
-					       : (uint32_t)evd->qlen);
+	moved = dofi_evd_drain_locked(evd,
+	                              all ? UINT32_MAX : (uint32_t)evd->qlen);
 	pthread_mutex_unlock(&evd->lock);
 	if (moved > 0)
 		dofi_evd_notify(evd);
@@ -957,10 +955,10 @@ void dofi_evd_progress(dofi_evd_t *evd)
 		(void)fi_cq_read(x->cq, NULL, 0);
 }
 
-/* ---- CNO -------------------------------------------------------------------- */
+/* ---- CNO ----------------------------------------------------------------- */
 
 DAT_RETURN dofi_cno_create(DAT_IA_HANDLE h, DAT_OS_WAIT_PROXY_AGENT agent,
-			   DAT_CNO_HANDLE *out)
+                           DAT_CNO_HANDLE *out)
 {
 	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
 	dofi_cno_t *cno;
@@ -972,7 +970,7 @@ DAT_RETURN dofi_cno_create(DAT_IA_HANDLE h, DAT_OS_WAIT_PROXY_AGENT agent,
 	cno = dofi_obj_alloc(ia, DOFI_OBJ_CNO, sizeof(*cno), ia->obj.provider);
 	if (cno == NULL)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
+		                 DAT_RESOURCE_MEMORY);
 	cno->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (cno->efd < 0) {
 		pthread_mutex_lock(&ia->lock);
@@ -989,7 +987,7 @@ DAT_RETURN dofi_cno_create(DAT_IA_HANDLE h, DAT_OS_WAIT_PROXY_AGENT agent,
 }
 
 DAT_RETURN dofi_cno_modify_agent(DAT_CNO_HANDLE h,
-				 DAT_OS_WAIT_PROXY_AGENT agent)
+                                 DAT_OS_WAIT_PROXY_AGENT agent)
 {
 	dofi_cno_t *cno = dofi_obj_get(h, DOFI_OBJ_CNO, __func__);
 
@@ -1002,7 +1000,7 @@ DAT_RETURN dofi_cno_modify_agent(DAT_CNO_HANDLE h,
 }
 
 DAT_RETURN dofi_cno_query(DAT_CNO_HANDLE h, DAT_CNO_PARAM_MASK mask,
-			  DAT_CNO_PARAM *p)
+                          DAT_CNO_PARAM *p)
 {
 	dofi_cno_t *cno = dofi_obj_get(h, DOFI_OBJ_CNO, __func__);
 
@@ -1041,7 +1039,7 @@ DAT_RETURN dofi_cno_free(DAT_CNO_HANDLE h)
 	if (cno->nref > 0 || cno->waiters > 0) {
 		pthread_mutex_unlock(&ia->lock);
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_CNO_IN_USE);
+		                 DAT_INVALID_STATE_CNO_IN_USE);
 	}
 	close(cno->efd);
 	pthread_mutex_destroy(&cno->lock);
@@ -1052,7 +1050,7 @@ DAT_RETURN dofi_cno_free(DAT_CNO_HANDLE h)
 
 /* An enabled EVD of this CNO with an event waiting, or NULL. */
 static dofi_evd_t *dofi_cno_ready(dofi_cno_t *cno, struct pollfd *fds,
-				  int *nfds, int max, int *retry)
+                                  int *nfds, int max, int *retry)
 {
 	dofi_ia_t *ia = cno->obj.ia;
 	dofi_evd_t *ready = NULL;
@@ -1079,12 +1077,12 @@ static dofi_evd_t *dofi_cno_ready(dofi_cno_t *cno, struct pollfd *fds,
 		/* Entries sit unread: nap. CQs with no fd: timed waits. */
 		if (evd->cq != NULL && evd->cq_fd != -1 && *nfds < max)
 			*retry |= dofi_cq_arm(ia, evd->cq, evd->cq_fd, fds,
-					      nfds, max);
+			                      nfds, max);
 		for (x = evd->cq ? dofi_evd_xcq_first(evd) : NULL; x != NULL;
 		     x = dofi_evd_xcq_next(x))
 			if (x->fd != -1 && *nfds < max)
 				*retry |= dofi_cq_arm(ia, x->cq, x->fd, fds,
-						      nfds, max);
+				                      nfds, max);
 	}
 	pthread_mutex_unlock(&ia->lock);
 	return ready;
@@ -1096,8 +1094,7 @@ static dofi_evd_t *dofi_cno_ready(dofi_cno_t *cno, struct pollfd *fds,
  * event; dat_cno_trigger or dat_cno_wait then names the EVD. The fd stays
  * the CNO's: dat_cno_free closes it.
  */
-DAT_RETURN dofi_cno_fd_create(DAT_IA_HANDLE h, DAT_FD *fd,
-			      DAT_CNO_HANDLE *out)
+DAT_RETURN dofi_cno_fd_create(DAT_IA_HANDLE h, DAT_FD *fd, DAT_CNO_HANDLE *out)
 {
 	DAT_OS_WAIT_PROXY_AGENT none = {NULL, NULL};
 	DAT_CNO_HANDLE ch;
@@ -1145,7 +1142,7 @@ DAT_RETURN dofi_cno_trigger(DAT_CNO_HANDLE h, DAT_EVD_HANDLE *evd_out)
 }
 
 DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
-			 DAT_EVD_HANDLE *evd_out)
+                         DAT_EVD_HANDLE *evd_out)
 {
 	dofi_cno_t *cno = dofi_obj_get(h, DOFI_OBJ_CNO, __func__);
 	uint64_t deadline = 0;

@@ -12,10 +12,10 @@
 
 #include "dofi.h"
 
-#define dofi_likely(x) __builtin_expect(!!(x), 1)
+#define dofi_likely(x)   __builtin_expect(!!(x), 1)
 #define dofi_unlikely(x) __builtin_expect(!!(x), 0)
 
-/* ---- op pools: lock-free stacks of indices, tagged against ABA ---------- */
+/* ---- op pools: lock-free stacks of indices, tagged against ABA ----------- */
 
 static inline dofi_op_t *dofi_pool_get(dofi_pool_t *pool)
 {
@@ -29,9 +29,9 @@ static inline dofi_op_t *dofi_pool_get(dofi_pool_t *pool)
 			return dofi_pool_fresh(pool); /* none given back */
 		new = ((old >> 32) + 1) << 32 |
 		      __atomic_load_n(&pool->ops[idx].next, __ATOMIC_RELAXED);
-	} while (!atomic_compare_exchange_weak_explicit(
-		&pool->head, &old, new, memory_order_acq_rel,
-		memory_order_acquire));
+	} while (!atomic_compare_exchange_weak_explicit(&pool->head, &old, new,
+	                                                memory_order_acq_rel,
+	                                                memory_order_acquire));
 	return &pool->ops[idx];
 }
 
@@ -44,12 +44,12 @@ static inline void dofi_pool_put(dofi_pool_t *pool, dofi_op_t *op)
 	do {
 		__atomic_store_n(&op->next, (uint32_t)old, __ATOMIC_RELAXED);
 		new = ((old >> 32) + 1) << 32 | idx;
-	} while (!atomic_compare_exchange_weak_explicit(
-		&pool->head, &old, new, memory_order_acq_rel,
-		memory_order_acquire));
+	} while (!atomic_compare_exchange_weak_explicit(&pool->head, &old, new,
+	                                                memory_order_acq_rel,
+	                                                memory_order_acquire));
 }
 
-/* ---- the LMR table ---------------------------------------------------- */
+/* ---- the LMR table ------------------------------------------------------- */
 
 /* lmr_context -> LMR, without a lock; NULL when it names none. */
 static inline dofi_lmr_t *dofi_lmr_lookup(dofi_ia_t *ia, DAT_LMR_CONTEXT ctx)
@@ -60,7 +60,7 @@ static inline dofi_lmr_t *dofi_lmr_lookup(dofi_ia_t *ia, DAT_LMR_CONTEXT ctx)
 	if (dofi_unlikely(slot == 0 || slot >= DOFI_LMR_SLOTS))
 		return NULL;
 	chunk = __atomic_load_n(&ia->lmr_chunks[slot / DOFI_LMR_CHUNK],
-				__ATOMIC_ACQUIRE);
+	                        __ATOMIC_ACQUIRE);
 	if (dofi_unlikely(chunk == NULL))
 		return NULL;
 	lmr = __atomic_load_n(&chunk[slot % DOFI_LMR_CHUNK], __ATOMIC_ACQUIRE);
@@ -69,7 +69,7 @@ static inline dofi_lmr_t *dofi_lmr_lookup(dofi_ia_t *ia, DAT_LMR_CONTEXT ctx)
 	return lmr;
 }
 
-/* ---- completions ------------------------------------------------------ */
+/* ---- completions --------------------------------------------------------- */
 
 static inline DAT_DTOS dofi_dto_op(uint8_t type)
 {
@@ -86,12 +86,12 @@ static inline DAT_DTOS dofi_dto_op(uint8_t type)
 }
 
 static inline void dofi_dto_fill(DAT_EVENT *ev, dofi_evd_t *evd,
-				 const dofi_op_t *op,
-				 DAT_DTO_COMPLETION_STATUS status,
-				 DAT_SEG_LENGTH len)
+                                 const dofi_op_t *op,
+                                 DAT_DTO_COMPLETION_STATUS status,
+                                 DAT_SEG_LENGTH len)
 {
 	DAT_DTO_COMPLETION_EVENT_DATA *d =
-		&ev->event_data.dto_completion_event_data;
+	        &ev->event_data.dto_completion_event_data;
 
 	ev->event_number = DAT_DTO_COMPLETION_EVENT;
 	ev->evd_handle = (DAT_EVD_HANDLE)evd;
@@ -107,9 +107,8 @@ static inline void dofi_op_release(dofi_op_t *op)
 {
 	dofi_ep_t *ep = op->ep;
 
-	dofi_pool_put(op->type == DOFI_OP_RECV ? &ep->recv_pool
-					       : &ep->req_pool,
-		      op);
+	dofi_pool_put(op->type == DOFI_OP_RECV ? &ep->recv_pool : &ep->req_pool,
+	              op);
 }
 
 /*
@@ -118,13 +117,12 @@ static inline void dofi_op_release(dofi_op_t *op)
  * reported already (each op is reported once), or not an op of ours.
  */
 static inline int dofi_dto_complete(const struct fi_cq_data_entry *entry,
-				    DAT_EVENT *ev, dofi_evd_t *evd)
+                                    DAT_EVENT *ev, dofi_evd_t *evd)
 {
 	dofi_op_t *op = entry->op_context;
 	int suppress;
 
-	if (dofi_unlikely(op == NULL ||
-			  atomic_exchange(&op->posted, 0) == 0))
+	if (dofi_unlikely(op == NULL || atomic_exchange(&op->posted, 0) == 0))
 		return 1;
 	if (dofi_unlikely(DOFI_OP_INTERNAL(op->type))) {
 		dofi_cm_rtu_complete(op, 0); /* the connection's RTU */
@@ -133,7 +131,7 @@ static inline int dofi_dto_complete(const struct fi_cq_data_entry *entry,
 	suppress = op->suppress;
 	if (dofi_likely(!suppress))
 		dofi_dto_fill(ev, evd, op, DAT_DTO_SUCCESS,
-			      op->type == DOFI_OP_RECV ? entry->len : op->len);
+		              op->type == DOFI_OP_RECV ? entry->len : op->len);
 	dofi_op_release(op);
 	return suppress;
 }

@@ -15,7 +15,7 @@
 
 #include "dofi.h"
 
-#define DOFI_MAX_EVD_QLEN 65536
+#define DOFI_MAX_EVD_QLEN    65536
 #define DOFI_RDMA_READ_DEPTH 16
 
 static struct fi_info *dofi_ia_hints(const dofi_prov_t *p)
@@ -25,14 +25,14 @@ static struct fi_info *dofi_ia_hints(const dofi_prov_t *p)
 	if (hints == NULL)
 		return NULL;
 	hints->ep_attr->type = FI_EP_MSG;
-	hints->caps = FI_MSG | FI_RMA | FI_SEND | FI_RECV | FI_READ |
-		      FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+	hints->caps = FI_MSG | FI_RMA | FI_SEND | FI_RECV | FI_READ | FI_WRITE |
+	              FI_REMOTE_READ | FI_REMOTE_WRITE;
 	/* Every op context we pass is a struct fi_context2. */
 	hints->mode = FI_CONTEXT | FI_CONTEXT2;
 	hints->addr_format = FI_SOCKADDR_IN;
 	/* Modes we honour; FI_MR_ENDPOINT and FI_MR_RAW we do not. */
 	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
-				      FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+	                              FI_MR_ALLOCATED | FI_MR_PROV_KEY;
 	hints->domain_attr->threading = FI_THREAD_SAFE;
 	if (p->fi_prov[0] != '\0')
 		hints->fabric_attr->prov_name = strdup(p->fi_prov);
@@ -55,12 +55,11 @@ static struct fi_info *dofi_ia_pick(struct fi_info *list, const char *want)
 			pick = cur;
 			break;
 		}
-		if (cur->src_addr != NULL &&
-		    cur->addr_format == FI_SOCKADDR_IN)
+		if (cur->src_addr != NULL && cur->addr_format == FI_SOCKADDR_IN)
 			inet_ntop(AF_INET,
-				  &((struct sockaddr_in *)cur->src_addr)
-					   ->sin_addr,
-				  ip, sizeof(ip));
+			          &((struct sockaddr_in *)cur->src_addr)
+			                   ->sin_addr,
+			          ip, sizeof(ip));
 		if ((cur->domain_attr->name &&
 		     strcmp(cur->domain_attr->name, want) == 0) ||
 		    (cur->fabric_attr->name &&
@@ -89,7 +88,7 @@ static size_t dofi_ia_cm_data_size(dofi_ia_t *ia)
 	if (fi_passive_ep(ia->fabric, ia->info, &pep, NULL) != 0)
 		return 56;
 	if (fi_getopt(&pep->fid, FI_OPT_ENDPOINT, FI_OPT_CM_DATA_SIZE, &size,
-		      &len) != 0)
+	              &len) != 0)
 		size = 56; /* verbs' RDMA CM limit, the smallest we know */
 	fi_close(&pep->fid);
 	return size;
@@ -105,38 +104,39 @@ static void dofi_ia_fill_attrs(dofi_ia_t *ia)
 
 	memset(a, 0, sizeof(*a));
 	snprintf(a->adapter_name, sizeof(a->adapter_name), "%s %s",
-		 fi->fabric_attr->prov_name, fi->domain_attr->name);
+	         fi->fabric_attr->prov_name, fi->domain_attr->name);
 	snprintf(a->vendor_name, sizeof(a->vendor_name), "libfabric %s",
-		 fi_tostr(&fi->fabric_attr->prov_version, FI_TYPE_VERSION));
+	         fi_tostr(&fi->fabric_attr->prov_version, FI_TYPE_VERSION));
 	a->hardware_version_major = FI_MAJOR(fi->fabric_attr->prov_version);
 	a->hardware_version_minor = FI_MINOR(fi->fabric_attr->prov_version);
 	a->firmware_version_major = FI_MAJOR(fi_version());
 	a->firmware_version_minor = FI_MINOR(fi_version());
 	a->ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ia->addr;
 	a->max_eps = (DAT_COUNT)(fi->domain_attr->ep_cnt > INT32_MAX
-					 ? INT32_MAX
-					 : fi->domain_attr->ep_cnt);
+	                                 ? INT32_MAX
+	                                 : fi->domain_attr->ep_cnt);
 	n = fi->tx_attr->size < fi->rx_attr->size ? fi->tx_attr->size
-						  : fi->rx_attr->size;
+	                                          : fi->rx_attr->size;
 	a->max_dto_per_ep = (DAT_COUNT)(n > INT32_MAX ? INT32_MAX : n);
 	a->max_rdma_read_per_ep_in = DOFI_RDMA_READ_DEPTH;
 	a->max_rdma_read_per_ep_out = DOFI_RDMA_READ_DEPTH;
 	a->max_evds = (DAT_COUNT)(fi->domain_attr->cq_cnt > INT32_MAX
-					  ? INT32_MAX
-					  : fi->domain_attr->cq_cnt);
+	                                  ? INT32_MAX
+	                                  : fi->domain_attr->cq_cnt);
 	a->max_evd_qlen = DOFI_MAX_EVD_QLEN;
 	iov = (DAT_COUNT)(fi->tx_attr->iov_limit < fi->rx_attr->iov_limit
-				  ? fi->tx_attr->iov_limit
-				  : fi->rx_attr->iov_limit);
+	                          ? fi->tx_attr->iov_limit
+	                          : fi->rx_attr->iov_limit);
 	a->max_iov_segments_per_dto = iov;
-	a->max_lmrs = fi->domain_attr->mr_cnt ? (DAT_COUNT)fi->domain_attr->mr_cnt
-					      : 1 << 20;
+	a->max_lmrs = fi->domain_attr->mr_cnt
+	                      ? (DAT_COUNT)fi->domain_attr->mr_cnt
+	                      : 1 << 20;
 	a->max_lmr_block_size = (DAT_SEG_LENGTH)SIZE_MAX;
 	a->max_lmr_virtual_address = (DAT_VADDR)UINTPTR_MAX;
 	a->max_pzs = 1 << 16;
 	a->max_message_size = fi->ep_attr->max_msg_size > (uint64_t)INT64_MAX
-				      ? (DAT_SEG_LENGTH)INT32_MAX
-				      : fi->ep_attr->max_msg_size;
+	                              ? (DAT_SEG_LENGTH)INT32_MAX
+	                              : fi->ep_attr->max_msg_size;
 	if (a->max_message_size > (DAT_SEG_LENGTH)INT32_MAX)
 		a->max_message_size = INT32_MAX;
 	a->max_rdma_size = a->max_message_size;
@@ -155,15 +155,14 @@ static void dofi_ia_fill_attrs(dofi_ia_t *ia)
 	a->extension_supported = DAT_EXTENSION_NONE;
 	a->extension_version = 0;
 	snprintf(ia->names[0], sizeof(ia->names[0]), "%s",
-		 fi->fabric_attr->prov_name);
+	         fi->fabric_attr->prov_name);
 	snprintf(ia->names[1], sizeof(ia->names[1]), "%s",
-		 fi->domain_attr->name);
-	snprintf(ia->names[2], sizeof(ia->names[2]), "%zu",
-		 ia->cm_data_size);
+	         fi->domain_attr->name);
+	snprintf(ia->names[2], sizeof(ia->names[2]), "%zu", ia->cm_data_size);
 	ia->transport[0] = (DAT_NAMED_ATTR){"DAT_OFI_PROVIDER", ia->names[0]};
 	ia->transport[1] = (DAT_NAMED_ATTR){"DAT_OFI_DOMAIN", ia->names[1]};
-	ia->transport[2] = (DAT_NAMED_ATTR){"DAT_OFI_CM_DATA_SIZE",
-					    ia->names[2]};
+	ia->transport[2] =
+	        (DAT_NAMED_ATTR){"DAT_OFI_CM_DATA_SIZE", ia->names[2]};
 	a->num_transport_attr = 3;
 	a->transport_attr = ia->transport;
 	a->num_vendor_attr = 0;
@@ -179,14 +178,13 @@ static void dofi_ia_fill_attrs(dofi_ia_t *ia)
 	p.lmr_mem_types_supported = DAT_MEM_TYPE_VIRTUAL | DAT_MEM_TYPE_LMR;
 	p.iov_ownership_on_return = DAT_IOV_CONSUMER;
 	p.dat_qos_supported = DAT_QOS_BEST_EFFORT;
-	p.completion_flags_supported =
-		DAT_COMPLETION_SUPPRESS_FLAG |
-		DAT_COMPLETION_UNSIGNALLED_FLAG |
-		DAT_COMPLETION_SOLICITED_WAIT_FLAG |
-		DAT_COMPLETION_BARRIER_FENCE_FLAG;
+	p.completion_flags_supported = DAT_COMPLETION_SUPPRESS_FLAG |
+	                               DAT_COMPLETION_UNSIGNALLED_FLAG |
+	                               DAT_COMPLETION_SOLICITED_WAIT_FLAG |
+	                               DAT_COMPLETION_BARRIER_FENCE_FLAG;
 	p.is_thread_safe = ia->prov->info.is_thread_safe;
 	p.max_private_data_size =
-		(DAT_COUNT)(ia->cm_data_size - DOFI_CM_HDR_SIZE);
+	        (DAT_COUNT)(ia->cm_data_size - DOFI_CM_HDR_SIZE);
 	p.supports_multipath = DAT_FALSE;
 	p.ep_creator = DAT_PSP_CREATES_EP_IFASKED;
 	p.pz_support = DAT_PZ_UNIQUE;
@@ -214,8 +212,8 @@ static void dofi_ia_fill_attrs(dofi_ia_t *ia)
 	{
 		/* Every stream may share an EVD with every other. */
 		DAT_BOOLEAN *m =
-			(DAT_BOOLEAN *)(void *)ia->prov_attr
-				.evd_stream_merging_supported;
+		        (DAT_BOOLEAN *)(void *)
+		                ia->prov_attr.evd_stream_merging_supported;
 		int i;
 
 		for (i = 0; i < 36; i++)
@@ -232,9 +230,10 @@ static dofi_progress_mode_t dofi_progress_mode(const char *fi_prov)
 	if (env != NULL && strcmp(env, "thread") == 0)
 		return DOFI_PROGRESS_THREAD;
 	if (env != NULL && *env != '\0' && strcmp(env, "auto") != 0)
-		dof_warn(DOFI_LOG, "DAPL_OFI_PROGRESS='%s' is not "
-				   "auto|thread|none; using auto",
-			 env);
+		dof_warn(DOFI_LOG,
+		         "DAPL_OFI_PROGRESS='%s' is not "
+		         "auto|thread|none; using auto",
+		         env);
 	(void)fi_prov;
 	return DOFI_PROGRESS_AUTO;
 }
@@ -257,18 +256,19 @@ static uint64_t dofi_write_flags(const char *fi_prov)
 	if (env != NULL && strcmp(env, "transmit") == 0)
 		return 0;
 	if (env != NULL && *env != '\0')
-		dof_warn(DOFI_LOG, "DAPL_OFI_WRITE_COMPLETION='%s' is not "
-				   "delivery|transmit; using the default",
-			 env);
+		dof_warn(DOFI_LOG,
+		         "DAPL_OFI_WRITE_COMPLETION='%s' is not "
+		         "delivery|transmit; using the default",
+		         env);
 	return strcmp(fi_prov, "tcp") == 0 ? FI_DELIVERY_COMPLETE : 0;
 }
 
 int dofi_dom_open(dofi_ia_t *ia, dofi_dom_t *dom)
 {
 	struct fi_cq_attr cq_attr = {
-		.size = 64,
-		.format = FI_CQ_FORMAT_DATA,
-		.wait_obj = FI_WAIT_NONE,
+	        .size = 64,
+	        .format = FI_CQ_FORMAT_DATA,
+	        .wait_obj = FI_WAIT_NONE,
 	};
 	int rc;
 
@@ -286,7 +286,7 @@ err:
 	dom->domain = NULL;
 	dom->null_cq = NULL;
 	dof_warn(DOFI_LOG, "opening a %s domain: %s",
-		 ia->info->fabric_attr->prov_name, fi_strerror(-rc));
+	         ia->info->fabric_attr->prov_name, fi_strerror(-rc));
 	return rc;
 }
 
@@ -301,14 +301,14 @@ void dofi_dom_close(dofi_dom_t *dom)
 		rc = fi_close(&dom->domain->fid);
 		if (rc != 0)
 			dof_warn(DOFI_LOG, "closing domain %u: %s", dom->index,
-				 fi_strerror(-rc));
+			         fi_strerror(-rc));
 	}
 	dom->null_cq = NULL;
 	dom->domain = NULL;
 }
 
 DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
-			DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia_out)
+                        DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia_out)
 {
 	struct fi_eq_attr eq_attr = {.size = 1024, .wait_obj = FI_WAIT_FD};
 	struct fi_info *hints, *info = NULL;
@@ -323,30 +323,31 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	p = dofi_prov_find(name);
 	if (p == NULL)
-		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
+		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
+		                 DAT_NAME_NOT_REGISTERED);
 
 	hints = dofi_ia_hints(p);
 	if (hints == NULL)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
+		                 DAT_RESOURCE_MEMORY);
 	rc = fi_getinfo(DOFI_FI_VERSION, NULL, NULL, 0, hints, &info);
 	fi_freeinfo(hints);
 	if (rc != 0 || info == NULL) {
 		dof_warn(DOFI_LOG,
-			 "IA '%s': no libfabric MSG fabric for provider '%s' "
-			 "domain '%s' (fi_getinfo: %s)",
-			 name, p->fi_prov[0] ? p->fi_prov : "(any)",
-			 p->fi_domain[0] ? p->fi_domain : "(any)",
-			 fi_strerror(-rc));
+		         "IA '%s': no libfabric MSG fabric for provider '%s' "
+		         "domain '%s' (fi_getinfo: %s)",
+		         name, p->fi_prov[0] ? p->fi_prov : "(any)",
+		         p->fi_domain[0] ? p->fi_domain : "(any)",
+		         fi_strerror(-rc));
 		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
-				 DAT_NAME_NOT_REGISTERED);
+		                 DAT_NAME_NOT_REGISTERED);
 	}
 
 	ia = dofi_obj_alloc(NULL, DOFI_OBJ_IA, sizeof(*ia), &p->table);
 	if (ia == NULL) {
 		fi_freeinfo(info);
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
+		                 DAT_RESOURCE_MEMORY);
 	}
 	ia->obj.ia = ia;
 	ia->prov = p;
@@ -359,16 +360,16 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	ia->info = dofi_ia_pick(info, p->fi_domain);
 	if (ia->info == NULL) {
 		dof_warn(DOFI_LOG,
-			 "IA '%s': libfabric provider '%s' has no domain, "
-			 "netdev or address '%s'",
-			 name, p->fi_prov[0] ? p->fi_prov : "(any)",
-			 p->fi_domain);
+		         "IA '%s': libfabric provider '%s' has no domain, "
+		         "netdev or address '%s'",
+		         name, p->fi_prov[0] ? p->fi_prov : "(any)",
+		         p->fi_domain);
 		fi_freeinfo(info);
 		pthread_mutex_destroy(&ia->eq_lock);
 		pthread_mutex_destroy(&ia->lock);
 		dofi_obj_free(ia);
 		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
-				 DAT_NAME_NOT_REGISTERED);
+		                 DAT_NAME_NOT_REGISTERED);
 	}
 	info = ia->info;
 	/*
@@ -389,15 +390,15 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	info->domain_attr->mr_mode |= FI_MR_VIRT_ADDR;
 	ia->virt_addr = 1;
 	ia->auto_progress =
-		strcmp(info->fabric_attr->prov_name, "sockets") == 0;
+	        strcmp(info->fabric_attr->prov_name, "sockets") == 0;
 	ia->trunc_ends_conn = strcmp(info->fabric_attr->prov_name, "tcp") == 0;
 	ia->write_flags = dofi_write_flags(info->fabric_attr->prov_name);
 	ia->close_ends_conn =
-		strcmp(info->fabric_attr->prov_name, "sockets") == 0;
+	        strcmp(info->fabric_attr->prov_name, "sockets") == 0;
 	ia->cq_pollfd = strcmp(info->fabric_attr->prov_name, "tcp") == 0;
 	ia->eq_keeps_closed =
-		strcmp(info->fabric_attr->prov_name, "tcp") != 0 &&
-		strcmp(info->fabric_attr->prov_name, "verbs") != 0;
+	        strcmp(info->fabric_attr->prov_name, "tcp") != 0 &&
+	        strcmp(info->fabric_attr->prov_name, "verbs") != 0;
 	dofi_nopipe_need(info->fabric_attr->prov_name);
 	ia->accept_late = strcmp(info->fabric_attr->prov_name, "sockets") == 0;
 
@@ -426,20 +427,20 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 
 	if (*async_evd == DAT_HANDLE_NULL) {
 		ia->async_evd = dofi_evd_internal_create(
-			ia, qlen > 8 ? qlen : 8, DAT_EVD_ASYNC_FLAG);
+		        ia, qlen > 8 ? qlen : 8, DAT_EVD_ASYNC_FLAG);
 		if (ia->async_evd == NULL) {
 			ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-					DAT_RESOURCE_MEMORY);
+			                DAT_RESOURCE_MEMORY);
 			goto err_close;
 		}
 		ia->async_evd_ours = 1;
 	} else {
-		dofi_evd_t *evd = dofi_obj_get(*async_evd, DOFI_OBJ_EVD,
-					       __func__);
+		dofi_evd_t *evd =
+		        dofi_obj_get(*async_evd, DOFI_OBJ_EVD, __func__);
 
 		if (evd == NULL || !(evd->flags & DAT_EVD_ASYNC_FLAG)) {
 			ret = DAT_ERROR(DAT_INVALID_HANDLE,
-					DAT_INVALID_HANDLE_EVD_ASYNC);
+			                DAT_INVALID_HANDLE_EVD_ASYNC);
 			goto err_close;
 		}
 		ia->async_evd = evd;
@@ -456,9 +457,9 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 
 		inet_ntop(AF_INET, &ia->addr.sin_addr, a, sizeof(a));
 		dof_info(DOFI_LOG,
-			 "IA '%s' open: %s domain %s, address %s, CM data %zu",
-			 name, info->fabric_attr->prov_name,
-			 info->domain_attr->name, a, ia->cm_data_size);
+		         "IA '%s' open: %s domain %s, address %s, CM data %zu",
+		         name, info->fabric_attr->prov_name,
+		         info->domain_attr->name, a, ia->cm_data_size);
 	}
 	if (ia->async_evd_ours)
 		*async_evd = (DAT_EVD_HANDLE)ia->async_evd;
@@ -467,7 +468,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 
 err_fi:
 	dof_warn(DOFI_LOG, "IA '%s': libfabric %s setup failed: %s", name,
-		 info->fabric_attr->prov_name, fi_strerror(-rc));
+	         info->fabric_attr->prov_name, fi_strerror(-rc));
 	ret = dofi_fi_to_dat(rc);
 err_close:
 	if (ia->async_evd_ours)
@@ -487,9 +488,9 @@ err_close:
 }
 
 DAT_RETURN dofi_ia_query(DAT_IA_HANDLE h, DAT_EVD_HANDLE *async_evd,
-			 DAT_IA_ATTR_MASK ia_mask, DAT_IA_ATTR *ia_attr,
-			 DAT_PROVIDER_ATTR_MASK prov_mask,
-			 DAT_PROVIDER_ATTR *prov_attr)
+                         DAT_IA_ATTR_MASK ia_mask, DAT_IA_ATTR *ia_attr,
+                         DAT_PROVIDER_ATTR_MASK prov_mask,
+                         DAT_PROVIDER_ATTR *prov_attr)
 {
 	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
 
@@ -582,8 +583,9 @@ DAT_RETURN dofi_ia_close(DAT_IA_HANDLE h, DAT_CLOSE_FLAGS flags)
 	if (flags == DAT_CLOSE_GRACEFUL_FLAG && dofi_ia_busy(ia)) {
 		pthread_mutex_unlock(&ia->lock);
 		dof_warn(DOFI_LOG, "dat_ia_close graceful: the IA still has "
-				   "objects; free them or close abruptly");
-		return DAT_ERROR(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
+		                   "objects; free them or close abruptly");
+		return DAT_ERROR(DAT_INVALID_STATE,
+		                 DAT_INVALID_STATE_IA_IN_USE);
 	}
 	pthread_mutex_unlock(&ia->lock);
 

@@ -50,7 +50,7 @@ static dofi_dom_t *dofi_pz_dom_take(dofi_ia_t *ia, dofi_pz_t *pz)
 	d->pz = pz;
 	last->next = d;
 	dof_debug(DOFI_LOG, "PZ %p: domain %u of its own", (void *)pz,
-		  d->index);
+	          d->index);
 	return d;
 }
 
@@ -65,7 +65,7 @@ DAT_RETURN dofi_pz_create(DAT_IA_HANDLE h, DAT_PZ_HANDLE *out)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	pthread_mutex_lock(&ia->lock);
 	pz = dofi_obj_alloc_locked(ia, DOFI_OBJ_PZ, sizeof(*pz),
-				   ia->obj.provider);
+	                           ia->obj.provider);
 	if (pz == NULL)
 		goto err_unlock;
 	pz->dom = dofi_pz_dom_take(ia, pz);
@@ -80,11 +80,11 @@ err_free:
 err_unlock:
 	pthread_mutex_unlock(&ia->lock);
 	return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-			 DAT_RESOURCE_PROTECTION_DOMAIN);
+	                 DAT_RESOURCE_PROTECTION_DOMAIN);
 }
 
 DAT_RETURN dofi_pz_query(DAT_PZ_HANDLE h, DAT_PZ_PARAM_MASK mask,
-			 DAT_PZ_PARAM *param)
+                         DAT_PZ_PARAM *param)
 {
 	dofi_pz_t *pz = dofi_obj_get(h, DOFI_OBJ_PZ, __func__);
 
@@ -108,9 +108,11 @@ DAT_RETURN dofi_pz_free(DAT_PZ_HANDLE h)
 	pthread_mutex_lock(&ia->lock);
 	if (atomic_load(&pz->nref) > 0) {
 		pthread_mutex_unlock(&ia->lock);
-		dof_warn(DOFI_LOG, "dat_pz_free: %d LMR/RMR/EP still use the PZ",
-			 atomic_load(&pz->nref));
-		return DAT_ERROR(DAT_INVALID_STATE, DAT_INVALID_STATE_PZ_IN_USE);
+		dof_warn(DOFI_LOG,
+		         "dat_pz_free: %d LMR/RMR/EP still use the PZ",
+		         atomic_load(&pz->nref));
+		return DAT_ERROR(DAT_INVALID_STATE,
+		                 DAT_INVALID_STATE_PZ_IN_USE);
 	}
 	/* No MR and no endpoint is left in it: the next PZ may have it. */
 	pz->dom->pz = NULL;
@@ -119,7 +121,7 @@ DAT_RETURN dofi_pz_free(DAT_PZ_HANDLE h)
 	return DAT_SUCCESS;
 }
 
-/* ---- LMR table --------------------------------------------------------------- */
+/* ---- LMR table ----------------------------------------------------------- */
 
 /* Give the LMR a context and publish it. ia->lock held. */
 static dof_status_t dofi_lmr_table_add(dofi_ia_t *ia, dofi_lmr_t *lmr)
@@ -138,7 +140,7 @@ static dof_status_t dofi_lmr_table_add(dofi_ia_t *ia, dofi_lmr_t *lmr)
 			if (chunk == NULL)
 				return DOF_ERR_NO_MEMORY;
 			__atomic_store_n(&ia->lmr_chunks[cand / DOFI_LMR_CHUNK],
-					 chunk, __ATOMIC_RELEASE);
+			                 chunk, __ATOMIC_RELEASE);
 		}
 		if (chunk[cand % DOFI_LMR_CHUNK] == NULL) {
 			slot = cand;
@@ -148,11 +150,11 @@ static dof_status_t dofi_lmr_table_add(dofi_ia_t *ia, dofi_lmr_t *lmr)
 	if (slot == 0)
 		return DOF_ERR_NO_MEMORY;
 	ia->lmr_next = slot;
-	lmr->lmr_context =
-		slot | ((atomic_fetch_add(&ia->key_next, 1) & 0xfffu)
-			<< DOFI_LMR_SLOT_BITS);
-	__atomic_store_n(&ia->lmr_chunks[slot / DOFI_LMR_CHUNK]
-			 [slot % DOFI_LMR_CHUNK], lmr, __ATOMIC_RELEASE);
+	lmr->lmr_context = slot | ((atomic_fetch_add(&ia->key_next, 1) & 0xfffu)
+	                           << DOFI_LMR_SLOT_BITS);
+	__atomic_store_n(
+	        &ia->lmr_chunks[slot / DOFI_LMR_CHUNK][slot % DOFI_LMR_CHUNK],
+	        lmr, __ATOMIC_RELEASE);
 	return DOF_OK;
 }
 
@@ -160,8 +162,9 @@ static void dofi_lmr_table_del(dofi_ia_t *ia, dofi_lmr_t *lmr)
 {
 	uint32_t slot = lmr->lmr_context & DOFI_LMR_SLOT_MASK;
 
-	__atomic_store_n(&ia->lmr_chunks[slot / DOFI_LMR_CHUNK]
-			 [slot % DOFI_LMR_CHUNK], NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(
+	        &ia->lmr_chunks[slot / DOFI_LMR_CHUNK][slot % DOFI_LMR_CHUNK],
+	        NULL, __ATOMIC_RELEASE);
 }
 
 /*
@@ -169,8 +172,8 @@ static void dofi_lmr_table_del(dofi_ia_t *ia, dofi_lmr_t *lmr)
  * privileges grant. The key is unique in the IA whatever the domain.
  */
 static int dofi_mr_reg(dofi_ia_t *ia, dofi_pz_t *pz, uintptr_t addr, size_t len,
-		       DAT_MEM_PRIV_FLAGS priv, struct fid_mr **mr,
-		       DAT_RMR_CONTEXT *rkey)
+                       DAT_MEM_PRIV_FLAGS priv, struct fid_mr **mr,
+                       DAT_RMR_CONTEXT *rkey)
 {
 	uint64_t access = 0, key = 0;
 	int rc;
@@ -194,17 +197,18 @@ static int dofi_mr_reg(dofi_ia_t *ia, dofi_pz_t *pz, uintptr_t addr, size_t len,
 	if (!ia->prov_key)
 		key = atomic_fetch_add(&ia->key_next, 1) + 1;
 	rc = fi_mr_reg(pz->dom->domain, (void *)addr, len ? len : 1, access, 0,
-		       key, 0, mr, NULL);
+	               key, 0, mr, NULL);
 	if (rc != 0) {
 		dof_warn(DOFI_LOG, "fi_mr_reg(%p, %zu): %s", (void *)addr, len,
-			 fi_strerror(-rc));
+		         fi_strerror(-rc));
 		return rc;
 	}
 	key = fi_mr_key(*mr);
 	if (key > UINT32_MAX) {
-		dof_warn(DOFI_LOG, "memory key %#llx does not fit DAT's 32-bit "
-				   "rmr_context",
-			 (unsigned long long)key);
+		dof_warn(DOFI_LOG,
+		         "memory key %#llx does not fit DAT's 32-bit "
+		         "rmr_context",
+		         (unsigned long long)key);
 		fi_close(&(*mr)->fid);
 		return -FI_EKEYREJECTED;
 	}
@@ -220,11 +224,11 @@ static DAT_RETURN dofi_priv_check(DAT_MEM_PRIV_FLAGS priv)
 }
 
 DAT_RETURN dofi_lmr_create(DAT_IA_HANDLE h, DAT_MEM_TYPE type,
-			   DAT_REGION_DESCRIPTION region, DAT_VLEN length,
-			   DAT_PZ_HANDLE pz_h, DAT_MEM_PRIV_FLAGS priv,
-			   DAT_VA_TYPE va_type, DAT_LMR_HANDLE *lmr_out,
-			   DAT_LMR_CONTEXT *lctx, DAT_RMR_CONTEXT *rctx,
-			   DAT_VLEN *reg_len, DAT_VADDR *reg_addr)
+                           DAT_REGION_DESCRIPTION region, DAT_VLEN length,
+                           DAT_PZ_HANDLE pz_h, DAT_MEM_PRIV_FLAGS priv,
+                           DAT_VA_TYPE va_type, DAT_LMR_HANDLE *lmr_out,
+                           DAT_LMR_CONTEXT *lctx, DAT_RMR_CONTEXT *rctx,
+                           DAT_VLEN *reg_len, DAT_VADDR *reg_addr)
 {
 	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
 	dofi_lmr_t *lmr, *from = NULL;
@@ -243,40 +247,40 @@ DAT_RETURN dofi_lmr_create(DAT_IA_HANDLE h, DAT_MEM_TYPE type,
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 	if (va_type != DAT_VA_TYPE_VA) {
 		dof_info(DOFI_LOG, "dat_lmr_create: zero-based LMRs are not "
-				   "offered");
+		                   "offered");
 		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
 	}
 	switch (type) {
 	case DAT_MEM_TYPE_VIRTUAL:
 		if (region.for_va == NULL || length == 0)
 			return DAT_ERROR(DAT_INVALID_PARAMETER,
-					 region.for_va ? DAT_INVALID_ARG4
-						       : DAT_INVALID_ARG3);
+			                 region.for_va ? DAT_INVALID_ARG4
+			                               : DAT_INVALID_ARG3);
 		base = (uintptr_t)region.for_va;
 		break;
 	case DAT_MEM_TYPE_LMR:
 		from = dofi_obj_get(region.for_lmr_handle, DOFI_OBJ_LMR,
-				    __func__);
+		                    __func__);
 		if (from == NULL || from->obj.ia != ia)
 			return DAT_ERROR(DAT_INVALID_HANDLE,
-					 DAT_INVALID_HANDLE_LMR);
+			                 DAT_INVALID_HANDLE_LMR);
 		base = from->base;
 		length = from->length;
 		break;
 	case DAT_MEM_TYPE_SHARED_VIRTUAL:
 		dof_info(DOFI_LOG, "dat_lmr_create: shared virtual memory is "
-				   "not offered");
+		                   "not offered");
 		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
 	default:
 		dof_warn(DOFI_LOG, "dat_lmr_create: %#x is not a memory type",
-			 (unsigned)type);
+		         (unsigned)type);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
 
 	lmr = dofi_obj_alloc(ia, DOFI_OBJ_LMR, sizeof(*lmr), ia->obj.provider);
 	if (lmr == NULL)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
+		                 DAT_RESOURCE_MEMORY);
 	lmr->pz = pz;
 	lmr->mem_type = type;
 	lmr->region = region;
@@ -285,7 +289,7 @@ DAT_RETURN dofi_lmr_create(DAT_IA_HANDLE h, DAT_MEM_TYPE type,
 	lmr->base = base;
 	lmr->length = length;
 	rc = dofi_mr_reg(ia, pz, base, length, priv, &lmr->mr,
-			 &lmr->rmr_context);
+	                 &lmr->rmr_context);
 	if (rc != 0)
 		goto err_free;
 	lmr->desc = fi_mr_desc(lmr->mr);
@@ -318,11 +322,12 @@ err_free:
 	pthread_mutex_lock(&ia->lock);
 	dofi_obj_free(lmr);
 	pthread_mutex_unlock(&ia->lock);
-	return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY_REGION);
+	return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+	                 DAT_RESOURCE_MEMORY_REGION);
 }
 
 DAT_RETURN dofi_lmr_query(DAT_LMR_HANDLE h, DAT_LMR_PARAM_MASK mask,
-			  DAT_LMR_PARAM *p)
+                          DAT_LMR_PARAM *p)
 {
 	dofi_lmr_t *lmr = dofi_obj_get(h, DOFI_OBJ_LMR, __func__);
 
@@ -370,9 +375,9 @@ DAT_RETURN dofi_lmr_free(DAT_LMR_HANDLE h)
 	if (atomic_load(&lmr->nref) > 0) {
 		pthread_mutex_unlock(&ia->lock);
 		dof_warn(DOFI_LOG, "dat_lmr_free: the LMR is shared or has "
-				   "bound RMRs");
+		                   "bound RMRs");
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_LMR_IN_USE);
+		                 DAT_INVALID_STATE_LMR_IN_USE);
 	}
 	dofi_lmr_destroy(lmr);
 	pthread_mutex_unlock(&ia->lock);
@@ -380,7 +385,7 @@ DAT_RETURN dofi_lmr_free(DAT_LMR_HANDLE h)
 }
 
 static DAT_RETURN dofi_lmr_sync(DAT_IA_HANDLE h, const DAT_LMR_TRIPLET *segs,
-				DAT_VLEN n, const char *func)
+                                DAT_VLEN n, const char *func)
 {
 	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, func);
 	DAT_VLEN i;
@@ -392,24 +397,24 @@ static DAT_RETURN dofi_lmr_sync(DAT_IA_HANDLE h, const DAT_LMR_TRIPLET *segs,
 	for (i = 0; i < n; i++)
 		if (dofi_lmr_lookup(ia, segs[i].lmr_context) == NULL)
 			return DAT_ERROR(DAT_INVALID_PARAMETER,
-					 DAT_INVALID_ARG2);
+			                 DAT_INVALID_ARG2);
 	/* Coherent memory (lmr_sync_req is false): nothing to do. */
 	return DAT_SUCCESS;
 }
 
-DAT_RETURN dofi_lmr_sync_rdma_read(DAT_IA_HANDLE h,
-				   const DAT_LMR_TRIPLET *segs, DAT_VLEN n)
+DAT_RETURN dofi_lmr_sync_rdma_read(DAT_IA_HANDLE h, const DAT_LMR_TRIPLET *segs,
+                                   DAT_VLEN n)
 {
 	return dofi_lmr_sync(h, segs, n, __func__);
 }
 
 DAT_RETURN dofi_lmr_sync_rdma_write(DAT_IA_HANDLE h,
-				    const DAT_LMR_TRIPLET *segs, DAT_VLEN n)
+                                    const DAT_LMR_TRIPLET *segs, DAT_VLEN n)
 {
 	return dofi_lmr_sync(h, segs, n, __func__);
 }
 
-/* ---- RMR ------------------------------------------------------------------ */
+/* ---- RMR ----------------------------------------------------------------- */
 
 DAT_RETURN dofi_rmr_create(DAT_PZ_HANDLE pz_h, DAT_RMR_HANDLE *out)
 {
@@ -421,10 +426,10 @@ DAT_RETURN dofi_rmr_create(DAT_PZ_HANDLE pz_h, DAT_RMR_HANDLE *out)
 	if (out == NULL)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	rmr = dofi_obj_alloc(pz->obj.ia, DOFI_OBJ_RMR, sizeof(*rmr),
-			     pz->obj.provider);
+	                     pz->obj.provider);
 	if (rmr == NULL)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
+		                 DAT_RESOURCE_MEMORY);
 	rmr->pz = pz;
 	atomic_fetch_add(&pz->nref, 1);
 	*out = (DAT_RMR_HANDLE)rmr;
@@ -432,7 +437,7 @@ DAT_RETURN dofi_rmr_create(DAT_PZ_HANDLE pz_h, DAT_RMR_HANDLE *out)
 }
 
 DAT_RETURN dofi_rmr_query(DAT_RMR_HANDLE h, DAT_RMR_PARAM_MASK mask,
-			  DAT_RMR_PARAM *p)
+                          DAT_RMR_PARAM *p)
 {
 	dofi_rmr_t *rmr = dofi_obj_get(h, DOFI_OBJ_RMR, __func__);
 
@@ -468,10 +473,10 @@ static void dofi_rmr_unbind_locked(dofi_rmr_t *rmr)
 }
 
 DAT_RETURN dofi_rmr_bind(DAT_RMR_HANDLE h, DAT_LMR_HANDLE lmr_h,
-			 const DAT_LMR_TRIPLET *trip, DAT_MEM_PRIV_FLAGS priv,
-			 DAT_VA_TYPE va_type, DAT_EP_HANDLE ep_h,
-			 DAT_RMR_COOKIE cookie, DAT_COMPLETION_FLAGS flags,
-			 DAT_RMR_CONTEXT *ctx_out)
+                         const DAT_LMR_TRIPLET *trip, DAT_MEM_PRIV_FLAGS priv,
+                         DAT_VA_TYPE va_type, DAT_EP_HANDLE ep_h,
+                         DAT_RMR_COOKIE cookie, DAT_COMPLETION_FLAGS flags,
+                         DAT_RMR_CONTEXT *ctx_out)
 {
 	dofi_rmr_t *rmr = dofi_obj_get(h, DOFI_OBJ_RMR, __func__);
 	dofi_lmr_t *lmr = NULL;
@@ -498,27 +503,26 @@ DAT_RETURN dofi_rmr_bind(DAT_RMR_HANDLE h, DAT_LMR_HANDLE lmr_h,
 		lmr = dofi_obj_get(lmr_h, DOFI_OBJ_LMR, __func__);
 		if (lmr == NULL || lmr->obj.ia != ia)
 			return DAT_ERROR(DAT_INVALID_HANDLE,
-					 DAT_INVALID_HANDLE_LMR);
+			                 DAT_INVALID_HANDLE_LMR);
 		if (lmr->pz != rmr->pz || ep->pz != rmr->pz) {
 			dof_warn(DOFI_LOG, "dat_rmr_bind: the RMR, LMR and EP "
-					   "are not all in one PZ");
+			                   "are not all in one PZ");
 			return DAT_ERROR(DAT_PROTECTION_VIOLATION, 0);
 		}
 		if (trip->lmr_context != lmr->lmr_context ||
 		    trip->virtual_address < lmr->base ||
 		    trip->segment_length > lmr->length ||
 		    trip->virtual_address - lmr->base >
-			    lmr->length - trip->segment_length)
+		            lmr->length - trip->segment_length)
 			return DAT_ERROR(DAT_LENGTH_ERROR, 0);
 		/* A window grants at most what its LMR allows. */
-		if ((priv & ~lmr->priv) &
-		    (DAT_MEM_PRIV_REMOTE_READ_FLAG |
-		     DAT_MEM_PRIV_REMOTE_WRITE_FLAG))
+		if ((priv & ~lmr->priv) & (DAT_MEM_PRIV_REMOTE_READ_FLAG |
+		                           DAT_MEM_PRIV_REMOTE_WRITE_FLAG))
 			return DAT_ERROR(DAT_PRIVILEGES_VIOLATION, 0);
 	}
 	if (atomic_load(&ep->state) != DAT_EP_STATE_CONNECTED)
 		return DAT_ERROR(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_EP_UNCONNECTED);
+		                 DAT_INVALID_STATE_EP_UNCONNECTED);
 
 	pthread_mutex_lock(&ia->lock);
 	dofi_rmr_unbind_locked(rmr);
@@ -526,11 +530,11 @@ DAT_RETURN dofi_rmr_bind(DAT_RMR_HANDLE h, DAT_LMR_HANDLE lmr_h,
 		struct fid_mr *mr;
 
 		rc = dofi_mr_reg(ia, rmr->pz, (uintptr_t)trip->virtual_address,
-				 trip->segment_length, priv, &mr, &key);
+		                 trip->segment_length, priv, &mr, &key);
 		if (rc != 0) {
 			pthread_mutex_unlock(&ia->lock);
 			return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-					 DAT_RESOURCE_MEMORY_REGION);
+			                 DAT_RESOURCE_MEMORY_REGION);
 		}
 		rmr->mr = mr;
 		rmr->lmr = lmr;
@@ -552,7 +556,7 @@ DAT_RETURN dofi_rmr_bind(DAT_RMR_HANDLE h, DAT_LMR_HANDLE lmr_h,
 		ev.event_data.rmr_completion_event_data.rmr_handle = h;
 		ev.event_data.rmr_completion_event_data.user_cookie = cookie;
 		ev.event_data.rmr_completion_event_data.status =
-			DAT_RMR_BIND_SUCCESS;
+		        DAT_RMR_BIND_SUCCESS;
 		(void)dofi_evd_post(ep->req_evd, &ev);
 	}
 	return DAT_SUCCESS;
@@ -593,8 +597,8 @@ void dofi_mem_release_all(dofi_ia_t *ia)
 
 		for (e = ia->objs[DOFI_OBJ_LMR].next;
 		     e != &ia->objs[DOFI_OBJ_LMR]; e = e->next) {
-			dofi_lmr_t *l = dofi_container_of(e, dofi_lmr_t,
-							  obj.link);
+			dofi_lmr_t *l =
+			        dofi_container_of(e, dofi_lmr_t, obj.link);
 
 			if (atomic_load(&l->nref) == 0) {
 				victim = l;

@@ -33,10 +33,10 @@
 
 #include "dofi.h"
 
-#define DOFI_PROGRESS_MAX_FDS 64
-#define DOFI_PROGRESS_IDLE_MS 100
-#define DOFI_PROGRESS_TIMER_MS 10
-#define DOFI_PROGRESS_BUSY_US 50
+#define DOFI_PROGRESS_MAX_FDS   64
+#define DOFI_PROGRESS_IDLE_MS   100
+#define DOFI_PROGRESS_TIMER_MS  10
+#define DOFI_PROGRESS_BUSY_US   50
 #define DOFI_PROGRESS_POLLED_US 2000
 
 /*
@@ -63,9 +63,10 @@ static void dofi_progress_bind(dofi_ia_t *ia)
 		if (os->name != NULL && strcmp(os->name, dev) == 0)
 			break;
 	if (os == NULL) {
-		dof_debug(DOFI_LOG, "progress: no device '%s' in the topology; "
-				    "thread not bound",
-			  dev);
+		dof_debug(DOFI_LOG,
+		          "progress: no device '%s' in the topology; "
+		          "thread not bound",
+		          dev);
 		goto out;
 	}
 	anc = hwloc_get_non_io_ancestor_obj(topo, os);
@@ -79,7 +80,8 @@ static void dofi_progress_bind(dofi_ia_t *ia)
 		if (!hwloc_bitmap_iszero(near) &&
 		    !hwloc_bitmap_isequal(near, cur) &&
 		    hwloc_set_cpubind(topo, near, HWLOC_CPUBIND_THREAD) == 0)
-			dof_info(DOFI_LOG, "progress: thread bound near %s", dev);
+			dof_info(DOFI_LOG, "progress: thread bound near %s",
+			         dev);
 	}
 	hwloc_bitmap_free(near);
 	hwloc_bitmap_free(cur);
@@ -92,9 +94,9 @@ _Thread_local int dofi_progress_on_thread;
 static void *dofi_progress_main(void *arg)
 {
 	dofi_ia_t *ia = arg;
-	int full = ia->progress_mode == DOFI_PROGRESS_THREAD ||
-		   (ia->progress_mode == DOFI_PROGRESS_AUTO &&
-		    !ia->auto_progress);
+	int full =
+	        ia->progress_mode == DOFI_PROGRESS_THREAD ||
+	        (ia->progress_mode == DOFI_PROGRESS_AUTO && !ia->auto_progress);
 
 	unsigned eq_spins = 0;
 
@@ -140,8 +142,8 @@ static void *dofi_progress_main(void *arg)
 		pthread_mutex_lock(&ia->lock);
 		for (e = ia->objs[DOFI_OBJ_EP].next;
 		     e != &ia->objs[DOFI_OBJ_EP] && !timers; e = e->next) {
-			dofi_ep_t *ep = dofi_container_of(e, dofi_ep_t,
-							  obj.link);
+			dofi_ep_t *ep =
+			        dofi_container_of(e, dofi_ep_t, obj.link);
 
 			timers = ep->deadline != 0 || ep->close_pending ||
 			         ep->peer_end_at != 0 ||
@@ -149,8 +151,8 @@ static void *dofi_progress_main(void *arg)
 		}
 		for (e = ia->objs[DOFI_OBJ_EVD].next;
 		     full && e != &ia->objs[DOFI_OBJ_EVD]; e = e->next) {
-			dofi_evd_t *evd = dofi_container_of(e, dofi_evd_t,
-							    obj.link);
+			dofi_evd_t *evd =
+			        dofi_container_of(e, dofi_evd_t, obj.link);
 			struct fid_cq *cq;
 			dofi_evd_cq_t *x;
 			int fd;
@@ -179,8 +181,8 @@ static void *dofi_progress_main(void *arg)
 			x = dofi_evd_xcq_first(evd);
 			for (;;) {
 				int n = dofi_cq_fds(cq, fd, &fds[nfds],
-						    DOFI_PROGRESS_MAX_FDS -
-							    nfds);
+				                    DOFI_PROGRESS_MAX_FDS -
+				                            nfds);
 
 				if (n >= 0) {
 					nfds += n;
@@ -199,8 +201,8 @@ static void *dofi_progress_main(void *arg)
 			}
 		}
 		timeout_us = polled || cm_polled ? DOFI_PROGRESS_POLLED_US
-			     : timers ? DOFI_PROGRESS_TIMER_MS * 1000L
-				      : DOFI_PROGRESS_IDLE_MS * 1000L;
+		             : timers ? DOFI_PROGRESS_TIMER_MS * 1000L
+		                      : DOFI_PROGRESS_IDLE_MS * 1000L;
 		if (polled) {
 			/*
 			 * The consumer is busy polling: stay off the core;
@@ -222,7 +224,8 @@ static void *dofi_progress_main(void *arg)
 		pthread_mutex_unlock(&ia->lock);
 		/* Events arrived since the read at the top: go round. */
 		if (eq_ready)
-			timeout_us = eq_spins++ < 16 ? 0 : DOFI_PROGRESS_BUSY_US;
+			timeout_us =
+			        eq_spins++ < 16 ? 0 : DOFI_PROGRESS_BUSY_US;
 		else
 			eq_spins = 0;
 		ts.tv_sec = timeout_us / 1000000L;
@@ -250,7 +253,7 @@ static dof_status_t dofi_progress_launch(dofi_ia_t *ia)
 	__atomic_store_n(&ia->progress_running, 1, __ATOMIC_RELEASE);
 	/* Ours for good: SIGPIPE blocked (see DOFI_NOPIPE), inherited. */
 	rc = DOFI_NOPIPE(pthread_create(&ia->progress_thread, NULL,
-					dofi_progress_main, ia));
+	                                dofi_progress_main, ia));
 	if (rc != 0) {
 		dof_warn(DOFI_LOG, "progress thread: %s", strerror(rc));
 		__atomic_store_n(&ia->progress_running, 0, __ATOMIC_RELEASE);
@@ -267,8 +270,7 @@ static dof_status_t dofi_progress_launch(dofi_ia_t *ia)
  * say) without progress, so every IA gets its thread.
  */
 static pthread_mutex_t dofi_progress_ias_lock = PTHREAD_MUTEX_INITIALIZER;
-static dofi_list_t dofi_progress_ias = {&dofi_progress_ias,
-					&dofi_progress_ias};
+static dofi_list_t dofi_progress_ias = {&dofi_progress_ias, &dofi_progress_ias};
 
 static void dofi_progress_enlist(dofi_ia_t *ia)
 {
@@ -279,9 +281,9 @@ static void dofi_progress_enlist(dofi_ia_t *ia)
 	if (dofi_progress_ias.next->next != &dofi_progress_ias)
 		for (e = dofi_progress_ias.next; e != &dofi_progress_ias;
 		     e = e->next)
-			dofi_progress_need(dofi_container_of(e, dofi_ia_t,
-							     progress_link),
-					   "another IA in the process");
+			dofi_progress_need(
+			        dofi_container_of(e, dofi_ia_t, progress_link),
+			        "another IA in the process");
 	pthread_mutex_unlock(&dofi_progress_ias_lock);
 }
 
@@ -289,7 +291,7 @@ dof_status_t dofi_progress_start(dofi_ia_t *ia)
 {
 	if (ia->progress_mode == DOFI_PROGRESS_NONE) {
 		dof_info(DOFI_LOG, "progress: none (DAPL_OFI_PROGRESS=none): "
-				   "the consumer's calls drive the fabric");
+		                   "the consumer's calls drive the fabric");
 		return DOF_OK;
 	}
 	/*
@@ -304,8 +306,8 @@ dof_status_t dofi_progress_start(dofi_ia_t *ia)
 	 */
 	if (ia->progress_mode == DOFI_PROGRESS_AUTO && !ia->auto_progress) {
 		dof_info(DOFI_LOG, "progress: thread started when first "
-				   "needed (remote access memory, a CNO, a "
-				   "second IA)");
+		                   "needed (remote access memory, a CNO, a "
+		                   "second IA)");
 	} else if (dofi_progress_launch(ia) != DOF_OK) {
 		return DOF_ERR_IO;
 	}
@@ -324,9 +326,10 @@ void dofi_progress_need(dofi_ia_t *ia, const char *why)
 	if (dofi_progress_launch(ia) == DOF_OK)
 		dof_info(DOFI_LOG, "progress: thread started for %s", why);
 	else
-		dof_warn(DOFI_LOG, "progress: no thread for %s; the "
-				   "consumer's calls drive the fabric",
-			 why);
+		dof_warn(DOFI_LOG,
+		         "progress: no thread for %s; the "
+		         "consumer's calls drive the fabric",
+		         why);
 }
 
 void dofi_progress_stop(dofi_ia_t *ia)

@@ -30,10 +30,10 @@ static dofi_grave_t dofi_graves[DOFI_OBJ_LAST];
 static pthread_mutex_t dofi_grave_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *const dofi_type_names[DOFI_OBJ_LAST] = {
-	[DOFI_OBJ_IA] = "IA",	[DOFI_OBJ_PZ] = "PZ",	[DOFI_OBJ_LMR] = "LMR",
-	[DOFI_OBJ_RMR] = "RMR", [DOFI_OBJ_EVD] = "EVD", [DOFI_OBJ_CNO] = "CNO",
-	[DOFI_OBJ_EP] = "EP",	[DOFI_OBJ_PSP] = "PSP", [DOFI_OBJ_RSP] = "RSP",
-	[DOFI_OBJ_CR] = "CR",
+        [DOFI_OBJ_IA] = "IA",   [DOFI_OBJ_PZ] = "PZ",   [DOFI_OBJ_LMR] = "LMR",
+        [DOFI_OBJ_RMR] = "RMR", [DOFI_OBJ_EVD] = "EVD", [DOFI_OBJ_CNO] = "CNO",
+        [DOFI_OBJ_EP] = "EP",   [DOFI_OBJ_PSP] = "PSP", [DOFI_OBJ_RSP] = "RSP",
+        [DOFI_OBJ_CR] = "CR",
 };
 
 uint64_t dofi_now_ns(void)
@@ -82,8 +82,8 @@ void dofi_nopipe_end(const sigset_t *old)
 }
 
 static void *dofi_obj_alloc_common(dofi_ia_t *ia, dofi_obj_type_t type,
-				   size_t size, const DAT_PROVIDER *table,
-				   int locked)
+                                   size_t size, const DAT_PROVIDER *table,
+                                   int locked)
 {
 	dofi_grave_t *g = &dofi_graves[type];
 	dofi_obj_t *obj = NULL;
@@ -130,13 +130,13 @@ static void *dofi_obj_alloc_common(dofi_ia_t *ia, dofi_obj_type_t type,
 }
 
 void *dofi_obj_alloc(dofi_ia_t *ia, dofi_obj_type_t type, size_t size,
-		     const DAT_PROVIDER *table)
+                     const DAT_PROVIDER *table)
 {
 	return dofi_obj_alloc_common(ia, type, size, table, 0);
 }
 
 void *dofi_obj_alloc_locked(dofi_ia_t *ia, dofi_obj_type_t type, size_t size,
-			    const DAT_PROVIDER *table)
+                            const DAT_PROVIDER *table)
 {
 	return dofi_obj_alloc_common(ia, type, size, table, 1);
 }
@@ -186,26 +186,26 @@ void *dofi_obj_get(const void *handle, dofi_obj_type_t type, const char *func)
 
 	if (o == NULL) {
 		dof_warn(DOFI_LOG, "%s: NULL %s handle", func,
-			 dofi_type_names[type]);
+		         dofi_type_names[type]);
 		return NULL;
 	}
 	magic = atomic_load(&o->magic);
 	if (magic == DOFI_MAGIC_DEAD) {
 		dof_warn(DOFI_LOG, "%s: %s handle %p was freed", func,
-			 dofi_type_names[o->type < DOFI_OBJ_LAST ? o->type : 0]
-				 ?: "object",
-			 handle);
+		         dofi_type_names[o->type < DOFI_OBJ_LAST ? o->type : 0]
+		                 ?: "object",
+		         handle);
 		return NULL;
 	}
 	if (magic != DOFI_MAGIC_LIVE || o->type != type) {
 		dof_warn(DOFI_LOG, "%s: %p is not a%s %s handle", func, handle,
-			 type == DOFI_OBJ_IA || type == DOFI_OBJ_EP ||
-					 type == DOFI_OBJ_EVD ||
-					 type == DOFI_OBJ_LMR ||
-					 type == DOFI_OBJ_RMR
-				 ? "n"
-				 : "",
-			 dofi_type_names[type]);
+		         type == DOFI_OBJ_IA || type == DOFI_OBJ_EP ||
+		                         type == DOFI_OBJ_EVD ||
+		                         type == DOFI_OBJ_LMR ||
+		                         type == DOFI_OBJ_RMR
+		                 ? "n"
+		                 : "",
+		         dofi_type_names[type]);
 		return NULL;
 	}
 	return (void *)o;
@@ -218,7 +218,7 @@ DAT_RETURN dofi_fi_to_dat(int fi_err)
 		return DAT_SUCCESS;
 	case FI_ENOMEM:
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
+		                 DAT_RESOURCE_MEMORY);
 	case FI_EAGAIN:
 	case FI_ENOSPC:
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
@@ -236,7 +236,7 @@ DAT_RETURN dofi_fi_to_dat(int fi_err)
 	case FI_ENETUNREACH:
 	case FI_EADDRNOTAVAIL:
 		return DAT_ERROR(DAT_INVALID_ADDRESS,
-				 DAT_INVALID_ADDRESS_UNREACHABLE);
+		                 DAT_INVALID_ADDRESS_UNREACHABLE);
 	default:
 		return DAT_ERROR(DAT_INTERNAL_ERROR, 0);
 	}
@@ -254,7 +254,7 @@ DAT_IA_HANDLE dofi_ia_consumer_handle(dofi_ia_t *ia)
 	return h;
 }
 
-/* ---- generic handle calls ---------------------------------------------- */
+/* ---- generic handle calls ------------------------------------------------ */
 
 static dofi_obj_t *dofi_any_get(DAT_HANDLE handle, const char *func)
 {
@@ -263,14 +263,14 @@ static dofi_obj_t *dofi_any_get(DAT_HANDLE handle, const char *func)
 	if (o == NULL || atomic_load(&o->magic) != DOFI_MAGIC_LIVE ||
 	    o->type <= 0 || o->type >= DOFI_OBJ_LAST) {
 		dof_warn(DOFI_LOG, "%s: %p is not a live DAT object", func,
-			 handle);
+		         handle);
 		return NULL;
 	}
 	return o;
 }
 
 static DAT_RETURN dofi_set_consumer_context(DAT_HANDLE handle,
-					    DAT_CONTEXT context)
+                                            DAT_CONTEXT context)
 {
 	dofi_obj_t *o = dofi_any_get(handle, __func__);
 
@@ -281,7 +281,7 @@ static DAT_RETURN dofi_set_consumer_context(DAT_HANDLE handle,
 }
 
 static DAT_RETURN dofi_get_consumer_context(DAT_HANDLE handle,
-					    DAT_CONTEXT *context)
+                                            DAT_CONTEXT *context)
 {
 	dofi_obj_t *o = dofi_any_get(handle, __func__);
 
@@ -296,16 +296,16 @@ static DAT_RETURN dofi_get_consumer_context(DAT_HANDLE handle,
 static DAT_RETURN dofi_get_handle_type(DAT_HANDLE handle, DAT_HANDLE_TYPE *t)
 {
 	static const DAT_HANDLE_TYPE map[DOFI_OBJ_LAST] = {
-		[DOFI_OBJ_IA] = DAT_HANDLE_TYPE_IA,
-		[DOFI_OBJ_PZ] = DAT_HANDLE_TYPE_PZ,
-		[DOFI_OBJ_LMR] = DAT_HANDLE_TYPE_LMR,
-		[DOFI_OBJ_RMR] = DAT_HANDLE_TYPE_RMR,
-		[DOFI_OBJ_EVD] = DAT_HANDLE_TYPE_EVD,
-		[DOFI_OBJ_CNO] = DAT_HANDLE_TYPE_CNO,
-		[DOFI_OBJ_EP] = DAT_HANDLE_TYPE_EP,
-		[DOFI_OBJ_PSP] = DAT_HANDLE_TYPE_PSP,
-		[DOFI_OBJ_RSP] = DAT_HANDLE_TYPE_RSP,
-		[DOFI_OBJ_CR] = DAT_HANDLE_TYPE_CR,
+	        [DOFI_OBJ_IA] = DAT_HANDLE_TYPE_IA,
+	        [DOFI_OBJ_PZ] = DAT_HANDLE_TYPE_PZ,
+	        [DOFI_OBJ_LMR] = DAT_HANDLE_TYPE_LMR,
+	        [DOFI_OBJ_RMR] = DAT_HANDLE_TYPE_RMR,
+	        [DOFI_OBJ_EVD] = DAT_HANDLE_TYPE_EVD,
+	        [DOFI_OBJ_CNO] = DAT_HANDLE_TYPE_CNO,
+	        [DOFI_OBJ_EP] = DAT_HANDLE_TYPE_EP,
+	        [DOFI_OBJ_PSP] = DAT_HANDLE_TYPE_PSP,
+	        [DOFI_OBJ_RSP] = DAT_HANDLE_TYPE_RSP,
+	        [DOFI_OBJ_CR] = DAT_HANDLE_TYPE_CR,
 	};
 	dofi_obj_t *o = dofi_any_get(handle, __func__);
 
@@ -317,17 +317,17 @@ static DAT_RETURN dofi_get_handle_type(DAT_HANDLE handle, DAT_HANDLE_TYPE *t)
 	return DAT_SUCCESS;
 }
 
-/* ---- calls this backend does not offer ---------------------------------- */
+/* ---- calls this backend does not offer ----------------------------------- */
 
 static DAT_RETURN dofi_srq_unsupported(const char *func)
 {
 	dof_info(DOFI_LOG, "%s: shared receive queues are not offered yet",
-		 func);
+	         func);
 	return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
 }
 
 static DAT_RETURN dofi_srq_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
-				  DAT_SRQ_ATTR *attr, DAT_SRQ_HANDLE *srq)
+                                  DAT_SRQ_ATTR *attr, DAT_SRQ_HANDLE *srq)
 {
 	(void)ia, (void)pz, (void)attr, (void)srq;
 	return dofi_srq_unsupported(__func__);
@@ -340,14 +340,14 @@ static DAT_RETURN dofi_srq_free(DAT_SRQ_HANDLE srq)
 }
 
 static DAT_RETURN dofi_srq_post_recv(DAT_SRQ_HANDLE srq, DAT_COUNT n,
-				     DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE c)
+                                     DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE c)
 {
 	(void)srq, (void)n, (void)iov, (void)c;
 	return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
 }
 
 static DAT_RETURN dofi_srq_query(DAT_SRQ_HANDLE srq, DAT_SRQ_PARAM_MASK m,
-				 DAT_SRQ_PARAM *p)
+                                 DAT_SRQ_PARAM *p)
 {
 	(void)srq, (void)m, (void)p;
 	return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
@@ -366,18 +366,19 @@ static DAT_RETURN dofi_srq_set_lw(DAT_SRQ_HANDLE srq, DAT_COUNT n)
 }
 
 static DAT_RETURN dofi_extended_op(DAT_HANDLE handle, DAT_EXTENDED_OP op,
-				   va_list args)
+                                   va_list args)
 {
 	(void)args;
 	if (dofi_any_get(handle, __func__) == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE, 0);
-	dof_info(DOFI_LOG, "dat_extension_op %d: the IB extensions are not "
-			   "offered by this provider",
-		 (int)op);
+	dof_info(DOFI_LOG,
+	         "dat_extension_op %d: the IB extensions are not "
+	         "offered by this provider",
+	         (int)op);
 	return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
 }
 
-/* ---- registration --------------------------------------------------------- */
+/* ---- registration -------------------------------------------------------- */
 
 static void dofi_table_fill(DAT_PROVIDER *t, const char *name)
 {
@@ -494,7 +495,7 @@ dofi_prov_t *dofi_prov_find(const char *ia_name)
 }
 
 void DAT_API dat_provider_init(const DAT_PROVIDER_INFO *info,
-			       const char *instance_data)
+                               const char *instance_data)
 {
 	dofi_prov_t *p;
 	DAT_RETURN ret;
@@ -504,13 +505,13 @@ void DAT_API dat_provider_init(const DAT_PROVIDER_INFO *info,
 		return;
 	if (dofi_prov_find(info->ia_name) != NULL) {
 		dof_warn(DOFI_LOG, "IA '%s' is already initialised",
-			 info->ia_name);
+		         info->ia_name);
 		return;
 	}
 	p = calloc(1, sizeof(*p));
 	if (p == NULL) {
 		dof_error(DOFI_LOG, "out of memory initialising IA '%s'",
-			  info->ia_name);
+		          info->ia_name);
 		return;
 	}
 	p->info = *info;
@@ -522,7 +523,7 @@ void DAT_API dat_provider_init(const DAT_PROVIDER_INFO *info,
 	ret = dat_registry_add_provider(&p->table, &p->info);
 	if (ret != DAT_SUCCESS) {
 		dof_warn(DOFI_LOG, "IA '%s': registration refused (%#x)",
-			 info->ia_name, ret);
+		         info->ia_name, ret);
 		pthread_mutex_lock(&dofi_prov_lock);
 		dofi_list_del(&p->link);
 		pthread_mutex_unlock(&dofi_prov_lock);
@@ -530,8 +531,8 @@ void DAT_API dat_provider_init(const DAT_PROVIDER_INFO *info,
 		return;
 	}
 	dof_info(DOFI_LOG, "IA '%s': libfabric provider '%s', domain '%s'",
-		 info->ia_name, p->fi_prov[0] ? p->fi_prov : "(any)",
-		 p->fi_domain[0] ? p->fi_domain : "(any)");
+	         info->ia_name, p->fi_prov[0] ? p->fi_prov : "(any)",
+	         p->fi_domain[0] ? p->fi_domain : "(any)");
 }
 
 void DAT_API dat_provider_fini(const DAT_PROVIDER_INFO *info)
