@@ -233,8 +233,16 @@ typedef struct dofi_evd {
 	int waitable;
 	int overflowed;
 	dofi_cno_t *cno;
-	_Atomic int nref;   /* EPs, PSPs, RSPs using it */
-	_Atomic int polled; /* the consumer read the CQ since last look */
+	_Atomic int nref; /* EPs, PSPs, RSPs using it */
+	/* The consumer's dequeues, counted; the progress thread reads it. */
+	_Atomic unsigned polls;
+	/* The progress thread's own (dofi_progress_main). */
+	struct {
+		unsigned seen;    /* polls at its last look */
+		long nap_us;      /* keeping off for this long; 0: driving */
+		uint64_t gone_ns; /* when the consumer last stopped polling */
+		uint64_t look_ns; /* the last look */
+	} pt;
 	/* Empty dequeues, with no progress thread (dofi_evd_dequeue). */
 	_Atomic unsigned idle_polls;
 } dofi_evd_t;

@@ -375,11 +375,9 @@ static int dofi_cm_rtu_arrived(dofi_ep_t *ep, int all)
 		 * now, as one polling the EVD would: the progress thread
 		 * need not wake for the RTU's arrival too.
 		 */
-		if (!dofi_progress_on_thread &&
-		    !atomic_load_explicit(&ep->recv_evd->polled,
-		                          memory_order_relaxed))
-			atomic_store_explicit(&ep->recv_evd->polled, 1,
-			                      memory_order_relaxed);
+		if (!dofi_progress_on_thread)
+			atomic_fetch_add_explicit(&ep->recv_evd->polls, 1,
+			                          memory_order_relaxed);
 		dofi_cm_rtu_reading = 1;
 		dofi_evd_flush_cq(ep->recv_evd, all);
 		dofi_cm_rtu_reading = 0;

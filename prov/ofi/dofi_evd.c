@@ -683,13 +683,15 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 		return DAT_ERROR(DAT_INVALID_STATE,
 		                 DAT_INVALID_STATE_EVD_WAITER);
 	/*
-	 * The consumer polls: the progress thread keeps off this CQ. Said
-	 * on every call, the ring path too, or once the thread has moved
-	 * completions into the ring it would go on doing all the reading.
-	 * Written only on a change, so the line does not bounce.
+	 * The consumer polls: counted on every call, the ring path too, so
+	 * that the progress thread keeps off a CQ polled without pause
+	 * (dofi_progress_main). A load and a store, not a locked add: two
+	 * threads polling at once may count one call.
 	 */
-	if (!atomic_load_explicit(&evd->polled, memory_order_relaxed))
-		atomic_store_explicit(&evd->polled, 1, memory_order_relaxed);
+	atomic_store_explicit(
+	        &evd->polls,
+	        atomic_load_explicit(&evd->polls, memory_order_relaxed) + 1,
+	        memory_order_relaxed);
 	for (;;) {
 		if (dofi_ring_take(evd, event))
 			return DAT_SUCCESS;
