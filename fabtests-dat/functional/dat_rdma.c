@@ -23,7 +23,24 @@
 
 #include "shared.h"
 
-enum { CMD_WRITTEN = 1, CMD_FILLED, CMD_OK, CMD_BAD, CMD_UNBOUND, CMD_DONE };
+enum {
+	CMD_WRITTEN = 1,
+	CMD_FILLED,
+	CMD_OK,
+	CMD_BAD,
+	CMD_UNBOUND,
+	CMD_DONE,
+	CMD_GO
+};
+
+/*
+ * Writes into a target that polls its EVDs once a round and its memory in
+ * between, and how long they may take on average: well above what they
+ * take (tcp about 0.1 ms, sockets, whose own engine acknowledges writes,
+ * about 5 ms), well below a provider that left them to its idle naps.
+ */
+#define POLL_ROUNDS   40
+#define POLL_ROUND_US 20000
 
 static struct ft_ia ia;
 static struct ft_ep ep;
@@ -80,8 +97,8 @@ static void server(void)
 	DAT_RMR_TRIPLET win, lmr2;
 	DAT_LMR_TRIPLET nt;
 	DAT_DTO_COOKIE ck;
-	uint64_t v;
-	int s;
+	uint64_t v, t0, us;
+	int s, r;
 
 	FT_DAT_OK(dat_rmr_create(ia.pz, &rmr));
 	FT_DAT_OK(ft_mr_create(&ia, ia.pz, 64, DAT_MEM_PRIV_ALL_FLAG, &note));
@@ -142,6 +159,33 @@ static void server(void)
 	         "server: the %zu bytes written before it are all in place",
 	         half);
 
+	/*
+	 * A target that polls its EVDs now and then and its memory in
+	 * between (OFED's dtest -W reaps its own writes so): none of its
+	 * calls lands the client's next write; the provider has to, and
+	 * soon.
+	 */
+	t0 = ft_now_us();
+	for (r = 1; r <= POLL_ROUNDS; r++) {
+		DAT_EVENT e;
+
+		(void)dat_evd_dequeue(ep.recv_evd, &e);
+		if (ep.req_evd != ep.recv_evd)
+			(void)dat_evd_dequeue(ep.req_evd, &e);
+		cmd_send(CMD_GO);
+		if (!ft_poll_pattern(buf.buf, 64, 700 + (uint64_t)r, 5000000))
+			break;
+	}
+	us = ft_now_us() - t0;
+	FT_CHECK(r > POLL_ROUNDS,
+	         "server: %d writes found in memory polled between dequeues "
+	         "(%d found)",
+	         POLL_ROUNDS, r - 1);
+	FT_CHECK(us < POLL_ROUNDS * POLL_ROUND_US,
+	         "server: they took %llu us, %llu us a round (< %d)",
+	         (unsigned long long)us, (unsigned long long)us / POLL_ROUNDS,
+	         POLL_ROUND_US);
+
 	/* Revoke: unbind, and the old context must not work any more. */
 	ft_fill(buf.buf, 2 * half, 500);
 	(void)bind_window(rmr, 0, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 0x42);
@@ -166,7 +210,7 @@ static void client(void)
 	DAT_EVENT ev;
 	DAT_RETURN ret;
 	struct ft_mr note;
-	int s;
+	int s, rounds;
 
 	FT_REQUIRE(ft_client_connect(&ia, &ep), "connected");
 	FT_REQUIRE(ft_oob_recv_rmr(&win) == 0 && ft_oob_recv_rmr(&lmr2) == 0,
@@ -249,6 +293,29 @@ static void client(void)
 	ft_expect_dto(ep.req_evd, FT_TIMEOUT_US, ep.ep, DAT_DTO_SEND, 0x4001,
 	              DAT_DTO_SUCCESS, 8, NULL,
 	              "client: send after a suppressed write completes alone");
+
+	/* Writes into a target that polls its memory (see the server). */
+	for (rounds = 0; rounds < POLL_ROUNDS; rounds++) {
+		if (cmd_recv() != CMD_GO)
+			break;
+		ft_fill(buf.buf, 64, 700 + (uint64_t)rounds + 1);
+		t = ft_lmr_iov(&buf, 0, 64);
+		r = win;
+		r.segment_length = 64;
+		ck.as_64 = 0x6000 + (uint64_t)rounds;
+		if (dat_ep_post_rdma_write(ep.ep, 1, &t, ck, &r,
+		                           DAT_COMPLETION_DEFAULT_FLAG) !=
+		            DAT_SUCCESS ||
+		    ft_wait(ep.req_evd, FT_TIMEOUT_US, &ev) != DAT_SUCCESS ||
+		    ev.event_number != DAT_DTO_COMPLETION_EVENT ||
+		    ev.event_data.dto_completion_event_data.status !=
+		            DAT_DTO_SUCCESS)
+			break;
+	}
+	FT_CHECK(rounds == POLL_ROUNDS,
+	         "client: %d writes into a target polling its memory "
+	         "completed (%d did)",
+	         POLL_ROUNDS, rounds);
 
 	/* The old context after the server's unbind. */
 	FT_REQUIRE(cmd_recv() == CMD_UNBOUND, "server unbound the RMR");
