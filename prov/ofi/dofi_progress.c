@@ -147,9 +147,7 @@ static int dofi_progress_look(dofi_ia_t *ia, dofi_evd_t *evd, uint64_t now)
 		evd->pt.nap_us = DOFI_PROGRESS_POLLED_US;
 	else if (evd->pt.nap_us == 0)
 		evd->pt.nap_us = DOFI_PROGRESS_NAP0_US;
-	else if (evd->pt.nap_us < DOFI_PROGRESS_POLLED_US / 2)
-		evd->pt.nap_us *= 2;
-	else
+	else if ((evd->pt.nap_us *= 2) > DOFI_PROGRESS_POLLED_US)
 		evd->pt.nap_us = DOFI_PROGRESS_POLLED_US;
 	return DOFI_LOOK_NAP;
 }
