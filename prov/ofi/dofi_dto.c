@@ -279,6 +279,14 @@ static int dofi_suppress(const dofi_ep_t *ep, DAT_COMPLETION_FLAGS flags,
 	       (ep_flags & DAT_COMPLETION_UNSIGNALLED_FLAG);
 }
 
+/* The EP's segment limit for a request of this type. */
+static inline DAT_COUNT dofi_req_max_iov(const dofi_ep_t *ep, uint8_t type)
+{
+	return type == DOFI_OP_SEND    ? ep->attr.max_request_iov
+	       : type == DOFI_OP_WRITE ? ep->attr.max_rdma_write_iov
+	                               : ep->attr.max_rdma_read_iov;
+}
+
 /* Drive progress while libfabric's queue is full, then give up. */
 static ssize_t dofi_retry_eagain(struct fid_cq *cq, ssize_t rc)
 {
@@ -327,9 +335,7 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		                                 DAT_EP_STATE_DISCONNECT_PENDING
 		                         ? DAT_INVALID_STATE_EP_DISCPENDING
 		                         : DAT_INVALID_STATE_EP_UNCONNECTED);
-	max_iov = type == DOFI_OP_SEND    ? ep->attr.max_request_iov
-	          : type == DOFI_OP_WRITE ? ep->attr.max_rdma_write_iov
-	                                  : ep->attr.max_rdma_read_iov;
+	max_iov = dofi_req_max_iov(ep, type);
 	/*
 	 * A Read's destination needs local write. Local read is implied,
 	 * as on InfiniBand, where it cannot be withheld: OFED's consumers
@@ -476,10 +482,7 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	fep = ep->fep;
 	if (dofi_unlikely(fep == NULL))
 		goto slow;
-	if (dofi_unlikely((type == DOFI_OP_SEND ? ep->attr.max_request_iov
-	                   : type == DOFI_OP_WRITE
-	                           ? ep->attr.max_rdma_write_iov
-	                           : ep->attr.max_rdma_read_iov) < 1))
+	if (dofi_unlikely(dofi_req_max_iov(ep, type) < 1))
 		goto slow;
 	/* A Read's destination needs local write: see the slow path. */
 	lmr = dofi_seg_lmr(ep, segs,
