@@ -247,6 +247,20 @@ typedef struct dofi_evd {
 	_Atomic unsigned idle_polls;
 } dofi_evd_t;
 
+/*
+ * The consumer polled the EVD (dofi_evd_dequeue, or the CM reading its CQ
+ * for it): counted, so that the progress thread keeps off a CQ polled
+ * without pause (dofi_progress_look). A load and a store, not a locked
+ * add: two threads polling at once may count one call.
+ */
+static inline void dofi_evd_count_poll(dofi_evd_t *evd)
+{
+	atomic_store_explicit(
+	        &evd->polls,
+	        atomic_load_explicit(&evd->polls, memory_order_relaxed) + 1,
+	        memory_order_relaxed);
+}
+
 /* The EVD's CQs in other domains, safe without a lock (never removed). */
 static inline dofi_evd_cq_t *dofi_evd_xcq_first(dofi_evd_t *evd)
 {

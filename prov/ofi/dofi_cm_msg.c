@@ -376,8 +376,7 @@ static int dofi_cm_rtu_arrived(dofi_ep_t *ep, int all)
 		 * need not wake for the RTU's arrival too.
 		 */
 		if (!dofi_progress_on_thread)
-			atomic_fetch_add_explicit(&ep->recv_evd->polls, 1,
-			                          memory_order_relaxed);
+			dofi_evd_count_poll(ep->recv_evd);
 		dofi_cm_rtu_reading = 1;
 		dofi_evd_flush_cq(ep->recv_evd, all);
 		dofi_cm_rtu_reading = 0;

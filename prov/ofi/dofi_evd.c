@@ -682,16 +682,8 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 	if (atomic_load_explicit(&evd->waiters, memory_order_relaxed))
 		return DAT_ERROR(DAT_INVALID_STATE,
 		                 DAT_INVALID_STATE_EVD_WAITER);
-	/*
-	 * The consumer polls: counted on every call, the ring path too, so
-	 * that the progress thread keeps off a CQ polled without pause
-	 * (dofi_progress_main). A load and a store, not a locked add: two
-	 * threads polling at once may count one call.
-	 */
-	atomic_store_explicit(
-	        &evd->polls,
-	        atomic_load_explicit(&evd->polls, memory_order_relaxed) + 1,
-	        memory_order_relaxed);
+	/* Counted on every call, the ring path too. */
+	dofi_evd_count_poll(evd);
 	for (;;) {
 		if (dofi_ring_take(evd, event))
 			return DAT_SUCCESS;
