@@ -298,8 +298,14 @@ typedef struct dofi_op {
 	uint8_t type;
 	uint8_t suppress;
 	_Atomic uint8_t posted; /* owned by libfabric or queued */
-	uint32_t next;          /* free list / pending list link */
-	uint32_t seq;           /* receives: posting order, for flushing */
+	/* Requests where the fabric completes some out of order
+	 * (ia->late_order, dofi_dto.c): late, it completes on the target's
+	 * answer; otherwise wait, the late ones posted before it. */
+	uint8_t late;
+	uint32_t next; /* free list / pending / held list link */
+	uint32_t seq;  /* receives: posting order, for flushing */
+	uint32_t wait;
+	uint8_t hstatus; /* held: its DAT_DTO_COMPLETION_STATUS */
 	struct iovec *iov;
 	void **desc;
 	uint32_t iov_count;
@@ -418,6 +424,17 @@ typedef struct dofi_ep {
 	uint64_t acc_deadline;    /* set at FI_CONNECTED */
 	struct iovec *recv_iov_block;
 	void **recv_desc_block;
+	/*
+	 * Request completions in posting order (ia->late_order, dofi_dto.c):
+	 * late requests posted and settled (completed, or not posted after
+	 * all), and the requests held until the late ones before them
+	 * settle (req_pool indices, under req_evd->lock). Reset with each
+	 * libfabric endpoint.
+	 */
+	_Atomic uint32_t late_posted;
+	_Atomic uint32_t late_settled;
+	_Atomic uint32_t held_n;
+	uint32_t held_head, held_tail;
 } dofi_ep_t;
 
 /* PSP and RSP: a passive endpoint on a conn_qual. */
@@ -538,6 +555,10 @@ typedef struct dofi_ia {
 	/* Extra op flags for RDMA writes: FI_DELIVERY_COMPLETE where a
 	 * transmit completion would hide a target's refusal. */
 	uint64_t write_flags;
+	/* Requests that complete on the target's answer (RDMA Reads, and
+	 * writes with FI_DELIVERY_COMPLETE) complete after later ones that
+	 * complete once sent (tcp): completions are put back in order. */
+	int late_order;
 	/* progress */
 	dofi_progress_mode_t progress_mode;
 	pthread_t progress_thread;
@@ -686,6 +707,8 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE, DAT_TIMEOUT, DAT_EVD_HANDLE *);
  * is still queued; overflow is reported on the async EVD).
  */
 dof_status_t dofi_evd_post(dofi_evd_t *evd, const DAT_EVENT *event);
+/* Queue an event on the ring, evd->lock held (no drain, no notify). */
+dof_status_t dofi_evd_push_locked(dofi_evd_t *evd, const DAT_EVENT *ev);
 dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
                                      DAT_EVD_FLAGS flags);
 void dofi_evd_destroy(dofi_evd_t *evd);
@@ -771,8 +794,21 @@ void dofi_pool_fini(dofi_pool_t *pool);
 /* dofi_pool_get/put, dofi_lmr_lookup, dofi_dto_complete: dofi_fast.h */
 /* Ops of the pool now posted (a scan: for queries, not the data path). */
 uint32_t dofi_pool_used(const dofi_pool_t *pool);
+/* locked: the caller holds evd->lock (as for dofi_dto_complete). */
 int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *event,
-                          dofi_evd_t *evd);
+                          dofi_evd_t *evd, int locked);
+/*
+ * The completion (err 0) or error of a request that may have to wait for
+ * late ones posted before it (ia->late_order). Returns as
+ * dofi_dto_complete; events it releases go to the EVD's ring.
+ */
+int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
+                   dofi_evd_t *evd, int locked);
+/* A new libfabric endpoint: nothing late, nothing held. */
+void dofi_dto_order_reset(dofi_ep_t *ep);
+/* The connection is over: forget the held list (its requests stay
+ * posted, for the flush of requests). ia->lock held. */
+void dofi_dto_order_drop(dofi_ep_t *ep);
 /* Post the receives queued while the EP had no fi_ep. */
 dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep);
 /*

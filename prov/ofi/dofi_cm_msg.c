@@ -225,6 +225,7 @@ static void dofi_cm_flush_requests(dofi_ep_t *ep)
 
 	if (ep->req_evd != NULL)
 		dofi_evd_flush_cq(ep->req_evd, 1);
+	dofi_dto_order_drop(ep);
 	if (dofi_pool_used(&ep->req_pool) == 0)
 		return;
 	dof_info(DOFI_LOG,

@@ -5,7 +5,9 @@
  * ours, makes no allocation and no system call: operation contexts come
  * from per-EP lock-free pools sized by max_request_dtos / max_recv_dtos,
  * segments are checked against the LMR table (lock-free) and handed to
- * libfabric with their descriptors.
+ * libfabric with their descriptors. The one exception is a completion
+ * that must wait for an earlier one to keep posting order (tcp, below):
+ * it waits on the EVD's lock-protected ring.
  */
 #include "config.h"
 
@@ -106,11 +108,17 @@ static DAT_DTO_COMPLETION_STATUS dofi_dto_status(int err, uint8_t type)
 }
 
 int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
-                          dofi_evd_t *evd)
+                          dofi_evd_t *evd, int locked)
 {
 	dofi_op_t *op = err->op_context;
 	DAT_DTO_COMPLETION_STATUS st;
 
+	if (op != NULL && op->type != DOFI_OP_RECV &&
+	    (op->late ||
+	     (op->wait != 0 &&
+	      (int32_t)(op->wait - atomic_load(&op->ep->late_settled)) > 0)))
+		return dofi_dto_order(op, err->err ? err->err : FI_EOTHER,
+		                      err->len, ev, evd, locked);
 	if (op == NULL || atomic_exchange(&op->posted, 0) == 0)
 		return 1;
 	if (__builtin_expect(DOFI_OP_INTERNAL(op->type), 0)) {
@@ -134,6 +142,161 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	dofi_dto_fill(ev, evd, op, st, err->len);
 	dofi_op_release(op);
 	return 0;
+}
+
+/* ---- completions in posting order ---------------------------------------- */
+
+/*
+ * On InfiniBand a send queue completes in posting order. libfabric tcp
+ * completes a send, or a write without FI_DELIVERY_COMPLETE, once it is
+ * sent, but an RDMA Read, or an acknowledged write, only when the target
+ * answers: a send posted after a read completed before it. Where that is
+ * so (ia->late_order), a late request counts in ep->late_posted before it
+ * is posted, and in ep->late_settled once it completes (tcp answers in
+ * order) or its post failed; any other request notes late_posted before
+ * its post (op->wait), and its completion is held on the EP's list until
+ * late_settled reaches that: then it is reported, after the late ones
+ * before it. Requests the consumer posts from several threads at once
+ * have no order between them to keep.
+ */
+
+void dofi_dto_order_reset(dofi_ep_t *ep)
+{
+	atomic_store(&ep->late_posted, 0);
+	atomic_store(&ep->late_settled, 0);
+	atomic_store(&ep->held_n, 0);
+	ep->held_head = ep->held_tail = DOFI_POOL_NONE;
+}
+
+void dofi_dto_order_drop(dofi_ep_t *ep)
+{
+	if (ep->req_evd == NULL)
+		return;
+	pthread_mutex_lock(&ep->req_evd->lock);
+	ep->held_head = ep->held_tail = DOFI_POOL_NONE;
+	atomic_store(&ep->held_n, 0);
+	pthread_mutex_unlock(&ep->req_evd->lock);
+}
+
+/* Before a request is posted, where the fabric needs it: its order role. */
+static inline void dofi_order_prepare(dofi_ep_t *ep, dofi_op_t *op, int late)
+{
+	op->late = (uint8_t)late;
+	if (late)
+		atomic_fetch_add(&ep->late_posted, 1);
+	else
+		op->wait = atomic_load_explicit(&ep->late_posted,
+		                                memory_order_relaxed);
+}
+
+/* The post failed: a late request settles without a completion. */
+static void dofi_order_unposted(dofi_ep_t *ep, dofi_op_t *op)
+{
+	if (op->late)
+		atomic_fetch_add(&ep->late_settled, 1);
+	op->late = 0;
+	op->wait = 0;
+}
+
+/* The event of an op leaving the order machinery; the op goes back. */
+static void dofi_order_fill(dofi_op_t *op, DAT_EVENT *ev, dofi_evd_t *evd,
+                            DAT_DTO_COMPLETION_STATUS st, DAT_SEG_LENGTH len)
+{
+	dofi_dto_fill(ev, evd, op, st, len);
+	op->late = 0;
+	op->wait = 0;
+	dofi_op_release(op);
+}
+
+static void dofi_order_push(dofi_op_t *op, dofi_evd_t *evd,
+                            DAT_DTO_COMPLETION_STATUS st, DAT_SEG_LENGTH len)
+{
+	DAT_EVENT ev;
+	int suppress = op->suppress && st == DAT_DTO_SUCCESS;
+
+	memset(&ev, 0, sizeof(ev));
+	dofi_order_fill(op, &ev, evd, st, len);
+	if (!suppress)
+		(void)dofi_evd_push_locked(evd, &ev);
+}
+
+/* Report the held requests whose late ones have settled. evd->lock held. */
+static void dofi_order_release(dofi_ep_t *ep, dofi_evd_t *evd)
+{
+	uint32_t settled = atomic_load(&ep->late_settled);
+
+	while (ep->held_head != DOFI_POOL_NONE) {
+		dofi_op_t *op = &ep->req_pool.ops[ep->held_head];
+
+		if ((int32_t)(op->wait - settled) > 0)
+			break;
+		ep->held_head = op->next;
+		if (ep->held_head == DOFI_POOL_NONE)
+			ep->held_tail = DOFI_POOL_NONE;
+		atomic_fetch_sub(&ep->held_n, 1);
+		if (atomic_exchange(&op->posted, 0))
+			dofi_order_push(op, evd, op->hstatus, op->len);
+	}
+}
+
+/* A completion's status; an error breaks the connection. */
+static DAT_DTO_COMPLETION_STATUS dofi_order_status(dofi_op_t *op, int err)
+{
+	DAT_DTO_COMPLETION_STATUS st;
+
+	if (err == 0)
+		return DAT_DTO_SUCCESS;
+	st = dofi_dto_status(err, op->type);
+	if (st != DAT_DTO_ERR_FLUSHED) {
+		op->ep->dto_error = 1;
+		dof_info(DOFI_LOG, "EP %p: request completed with %s",
+		         (void *)op->ep, fi_strerror(err));
+	}
+	return st;
+}
+
+int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
+                   dofi_evd_t *evd, int locked)
+{
+	dofi_ep_t *ep = op->ep;
+	DAT_DTO_COMPLETION_STATUS st;
+	int suppress;
+
+	if (op->late) {
+		if (!atomic_exchange(&op->posted, 0))
+			return 1; /* a flush of requests reported it */
+		atomic_fetch_add(&ep->late_settled, 1);
+		st = dofi_order_status(op, err);
+		if (!locked && atomic_load(&ep->held_n) == 0) {
+			/* Nothing waits behind it: straight to the caller. */
+			suppress = op->suppress && st == DAT_DTO_SUCCESS;
+			dofi_order_fill(op, ev, evd, st, len);
+			return suppress;
+		}
+		if (!locked)
+			pthread_mutex_lock(&evd->lock);
+		dofi_order_push(op, evd, st, len);
+		dofi_order_release(ep, evd);
+		if (!locked)
+			pthread_mutex_unlock(&evd->lock);
+		return 1;
+	}
+	/* A late request before it is still out: held (see above). */
+	if (!locked)
+		pthread_mutex_lock(&evd->lock);
+	if (atomic_load(&op->posted)) {
+		op->hstatus = (uint8_t)dofi_order_status(op, err);
+		op->len = len;
+		dofi_op_list_append(&ep->req_pool, &ep->held_head,
+		                    &ep->held_tail, op);
+		/* Then look at late_settled again: a late completion that
+		 * saw held_n still 0 released nothing. */
+		atomic_fetch_add(&ep->held_n, 1);
+		dofi_order_release(ep, evd);
+	}
+	if (!locked)
+		pthread_mutex_unlock(&evd->lock);
+	return 1;
 }
 
 /* A completion with an error the provider detected itself. */
@@ -315,6 +478,7 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	size_t count = 0;
 	DAT_MEM_PRIV_FLAGS need;
 	DAT_COUNT max_iov;
+	uint64_t wflags;
 	dofi_op_t *op;
 	DAT_RETURN ret;
 	ssize_t rc;
@@ -386,19 +550,24 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	op->len = total;
 	op->type = type;
 	op->suppress = (uint8_t)dofi_suppress(ep, flags, 0);
+	/*
+	 * A write whose completion the consumer sees waits for the target's
+	 * acknowledgement where the IA asks for it (see dofi_write_flags). A
+	 * suppressed one need not: tcp keeps order, so a later signalled DTO
+	 * still reports a refusal.
+	 */
+	wflags = type == DOFI_OP_WRITE && !op->suppress
+	                 ? ep->obj.ia->write_flags
+	                 : 0;
+	if (ep->obj.ia->late_order) {
+		dofi_order_prepare(ep, op, type == DOFI_OP_READ || wflags != 0);
+	} else {
+		op->late = 0;
+		op->wait = 0;
+	}
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 
 	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
-		/*
-		 * A write whose completion the consumer sees waits for the
-		 * target's acknowledgement where the IA asks for it (see
-		 * dofi_write_flags). A suppressed one need not: tcp keeps
-		 * order, so a later signalled DTO still reports a refusal.
-		 */
-		uint64_t wflags = type == DOFI_OP_WRITE && !op->suppress
-		                          ? ep->obj.ia->write_flags
-		                          : 0;
-
 		if (count <= 1 && wflags == 0) {
 			/* The common case: libfabric's short calls are the
 			 * cheapest path through most providers. */
@@ -442,6 +611,7 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	}
 	if (rc != 0) {
 		atomic_store(&op->posted, 0);
+		dofi_order_unposted(ep, op);
 		dofi_pool_put(&ep->req_pool, op);
 		dof_info(DOFI_LOG, "EP %p: post failed: %s", (void *)ep,
 		         fi_strerror((int)-rc));
@@ -512,6 +682,12 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	op->len = len;
 	op->type = type;
 	op->suppress = (uint8_t)suppress;
+	if (ep->obj.ia->late_order) {
+		dofi_order_prepare(ep, op, type == DOFI_OP_READ || wflags != 0);
+	} else {
+		op->late = 0;
+		op->wait = 0;
+	}
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 	buf = (void *)(uintptr_t)segs->virtual_address;
 	desc = lmr->desc;
@@ -541,6 +717,7 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		return DAT_SUCCESS;
 	/* Not posted: the slow path retries or reports it. */
 	atomic_store_explicit(&op->posted, 0, memory_order_relaxed);
+	dofi_order_unposted(ep, op);
 	dofi_pool_put(&ep->req_pool, op);
 slow:
 	return dofi_post_request_slow(h, type, nseg, segs, cookie, remote,
@@ -676,14 +853,8 @@ dofi_post_recv_slow(DAT_EP_HANDLE h, DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
 		/* No libfabric endpoint yet: queue, in order. */
 		pthread_mutex_lock(&ia->lock);
 		if (ep->fep == NULL) {
-			uint32_t idx = (uint32_t)(op - ep->recv_pool.ops);
-
-			op->next = DOFI_POOL_NONE;
-			if (ep->pend_tail == DOFI_POOL_NONE)
-				ep->pend_head = idx;
-			else
-				ep->recv_pool.ops[ep->pend_tail].next = idx;
-			ep->pend_tail = idx;
+			dofi_op_list_append(&ep->recv_pool, &ep->pend_head,
+			                    &ep->pend_tail, op);
 			pthread_mutex_unlock(&ia->lock);
 			return DAT_SUCCESS;
 		}

@@ -214,6 +214,7 @@ dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,
 	ep->conn_evd = conn;
 	ep->rtu_op.ep = ep;
 	ep->acc_op.ep = ep;
+	dofi_dto_order_reset(ep);
 	atomic_store(&ep->state, DAT_EP_STATE_UNCONNECTED);
 	ep->local_addr = ia->addr;
 	if (dofi_ep_alloc_pools(ep) != DOF_OK)
@@ -719,6 +720,7 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 	}
 	ep->tx_cq = tx;
 	ep->rx_cq = rx;
+	dofi_dto_order_reset(ep);
 	/*
 	 * The internal receive first of all: the RTU's (the passive side
 	 * asks for it, dofi_cr_accept) or the accepted message's (the

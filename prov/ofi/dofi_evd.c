@@ -91,6 +91,16 @@ static dof_status_t dofi_ring_push(dofi_evd_t *evd, const DAT_EVENT *ev)
 	return DOF_OK;
 }
 
+dof_status_t dofi_evd_push_locked(dofi_evd_t *evd, const DAT_EVENT *ev)
+{
+	dof_status_t st = dofi_ring_push(evd, ev);
+
+	if (st != DOF_OK)
+		dof_error(DOFI_LOG, "EVD %p: event %#x lost: out of memory",
+		          (void *)evd, (unsigned)ev->event_number);
+	return st;
+}
+
 static int dofi_ring_pop(dofi_evd_t *evd, DAT_EVENT *ev)
 {
 	uint32_t n = atomic_load(&evd->count);
@@ -120,7 +130,7 @@ static int dofi_ring_take(dofi_evd_t *evd, DAT_EVENT *ev)
 static int dofi_evd_drain_cq(dofi_evd_t *evd, struct fid_cq *cq, uint32_t limit)
 {
 	struct fi_cq_data_entry entries[DOFI_CQ_BATCH];
-	int moved = 0;
+	uint32_t start = atomic_load(&evd->count);
 
 	while (atomic_load(&evd->count) < limit) {
 		uint32_t room = limit - atomic_load(&evd->count);
@@ -135,19 +145,18 @@ static int dofi_evd_drain_cq(dofi_evd_t *evd, struct fid_cq *cq, uint32_t limit)
 			memset(&err, 0, sizeof(err));
 			if (fi_cq_readerr(cq, &err, 0) != 1)
 				break;
-			if (dofi_dto_complete_err(&err, &ev, evd) == 0 &&
-			    dofi_ring_push(evd, &ev) == DOF_OK)
-				moved++;
+			if (dofi_dto_complete_err(&err, &ev, evd, 1) == 0)
+				(void)dofi_ring_push(evd, &ev);
 			continue;
 		}
 		if (n <= 0)
 			break;
 		for (i = 0; i < n; i++)
-			if (dofi_dto_complete(&entries[i], &ev, evd) == 0 &&
-			    dofi_ring_push(evd, &ev) == DOF_OK)
-				moved++;
+			if (dofi_dto_complete(&entries[i], &ev, evd, 1) == 0)
+				(void)dofi_ring_push(evd, &ev);
 	}
-	return moved;
+	/* Counted on the ring: a completion may release held ones too. */
+	return (int)(atomic_load(&evd->count) - start);
 }
 
 /*
@@ -629,7 +638,8 @@ static int dofi_evd_dequeue_xcq(dofi_evd_t *evd, DAT_EVENT *event)
 		for (;;) {
 			n = fi_cq_read(x->cq, &entry, 1);
 			if (n == 1) {
-				if (dofi_dto_complete(&entry, event, evd) == 0)
+				if (dofi_dto_complete(&entry, event, evd, 0) ==
+				    0)
 					return 1;
 				continue; /* suppressed */
 			}
@@ -639,8 +649,8 @@ static int dofi_evd_dequeue_xcq(dofi_evd_t *evd, DAT_EVENT *event)
 				memset(&err, 0, sizeof(err));
 				if (fi_cq_readerr(x->cq, &err, 0) != 1)
 					break;
-				if (dofi_dto_complete_err(&err, event, evd) ==
-				    0)
+				if (dofi_dto_complete_err(&err, event, evd,
+				                          0) == 0)
 					return 1;
 				continue;
 			}
@@ -698,7 +708,7 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 		 */
 		n = fi_cq_read(evd->cq, &entry, 1);
 		if (n == 1) {
-			if (dofi_dto_complete(&entry, event, evd) == 0)
+			if (dofi_dto_complete(&entry, event, evd, 0) == 0)
 				return DAT_SUCCESS;
 			/* Suppressed, or an internal message. */
 			dofi_evd_cm_due(evd);
@@ -709,7 +719,7 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 
 			memset(&err, 0, sizeof(err));
 			if (fi_cq_readerr(evd->cq, &err, 0) == 1 &&
-			    dofi_dto_complete_err(&err, event, evd) == 0)
+			    dofi_dto_complete_err(&err, event, evd, 0) == 0)
 				return DAT_SUCCESS;
 			continue;
 		}

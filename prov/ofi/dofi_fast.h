@@ -69,6 +69,20 @@ static inline dofi_lmr_t *dofi_lmr_lookup(dofi_ia_t *ia, DAT_LMR_CONTEXT ctx)
 	return lmr;
 }
 
+/* Append an op of pool to a list of op indices linked through op->next. */
+static inline void dofi_op_list_append(dofi_pool_t *pool, uint32_t *head,
+                                       uint32_t *tail, dofi_op_t *op)
+{
+	uint32_t idx = (uint32_t)(op - pool->ops);
+
+	op->next = DOFI_POOL_NONE;
+	if (*tail == DOFI_POOL_NONE)
+		*head = idx;
+	else
+		pool->ops[*tail].next = idx;
+	*tail = idx;
+}
+
 /* ---- completions --------------------------------------------------------- */
 
 static inline DAT_DTOS dofi_dto_op(uint8_t type)
@@ -114,15 +128,28 @@ static inline void dofi_op_release(dofi_op_t *op)
 /*
  * Turn one CQ entry into a DAT event. Returns 0 when *ev is filled, 1 when
  * there is nothing to report: a suppressed completion, or one a flush
- * reported already (each op is reported once), or not an op of ours.
+ * reported already (each op is reported once), or not an op of ours, or
+ * events went to the EVD's ring instead (held to keep posting order).
+ * locked: the caller holds evd->lock.
  */
-static inline int dofi_dto_complete(const struct fi_cq_data_entry *entry,
-                                    DAT_EVENT *ev, dofi_evd_t *evd)
+static inline __attribute__((always_inline)) int
+dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
+                  dofi_evd_t *evd, int locked)
 {
 	dofi_op_t *op = entry->op_context;
 	int suppress;
 
-	if (dofi_unlikely(op == NULL || atomic_exchange(&op->posted, 0) == 0))
+	if (dofi_unlikely(op == NULL))
+		return 1;
+	/* A late request, or one posted after a late one still out. */
+	if (dofi_unlikely(
+	            op->late ||
+	            (op->wait != 0 &&
+	             (int32_t)(op->wait - atomic_load_explicit(
+	                                          &op->ep->late_settled,
+	                                          memory_order_seq_cst)) > 0)))
+		return dofi_dto_order(op, 0, op->len, ev, evd, locked);
+	if (dofi_unlikely(atomic_exchange(&op->posted, 0) == 0))
 		return 1;
 	if (dofi_unlikely(DOFI_OP_INTERNAL(op->type))) {
 		dofi_cm_rtu_complete(op, 0); /* the connection's RTU */
