@@ -403,6 +403,87 @@ static void check_write_then_send(struct pair *p, struct ft_mr *src,
 	ft_mr_free(&note);
 }
 
+/* The EVD's next event is a successful DTO completion with this cookie. */
+static bool next_ok(DAT_EVD_HANDLE evd, uint64_t cookie)
+{
+	DAT_EVENT ev;
+
+	return ft_wait(evd, FT_TIMEOUT_US, &ev) == DAT_SUCCESS &&
+	       ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+	       ev.event_data.dto_completion_event_data.user_cookie.as_64 ==
+	               cookie &&
+	       ev.event_data.dto_completion_event_data.status ==
+	               DAT_DTO_SUCCESS;
+}
+
+/*
+ * One request queue, mixed: signalled RDMA Writes (acknowledged on tcp),
+ * Sends and RDMA Reads complete in posting order, as on an InfiniBand
+ * send queue, whichever way each is completed underneath.
+ */
+static void check_request_order(struct pair *p, struct ft_mr *src,
+                                struct ft_mr *dst, size_t len, long iters)
+{
+	enum { N = 12 };
+	DAT_LMR_TRIPLET l, rr;
+	DAT_RMR_TRIPLET r;
+	DAT_DTO_COOKIE c;
+	DAT_EVENT ev;
+	int i, bad = 0;
+	long it;
+
+	for (it = 0; it < iters; it++) {
+		for (i = 0; i < N; i++) {
+			rr = ft_lmr_iov(dst, 0, 64);
+			c.as_64 = 0x700 + (uint64_t)i;
+			if (i % 3 == 1)
+				FT_REQUIRE(
+				        dat_ep_post_recv(
+				                p->rx.ep, 1, &rr, c,
+				                DAT_COMPLETION_DEFAULT_FLAG) ==
+				                DAT_SUCCESS,
+				        "post receive %d", i);
+		}
+		for (i = 0; i < N; i++) {
+			DAT_RETURN ret;
+
+			c.as_64 = 0x800 + (uint64_t)i;
+			r = ft_rmr_iov(dst, 4096, len);
+			if (i % 3 == 0) {
+				/* A large write, then small things after it. */
+				l = ft_lmr_iov(src, 0, len);
+				ret = dat_ep_post_rdma_write(
+				        p->tx.ep, 1, &l, c, &r,
+				        DAT_COMPLETION_DEFAULT_FLAG);
+			} else if (i % 3 == 1) {
+				l = ft_lmr_iov(src, 0, 8);
+				ret = dat_ep_post_send(
+				        p->tx.ep, 1, &l, c,
+				        DAT_COMPLETION_DEFAULT_FLAG);
+			} else {
+				l = ft_lmr_iov(src, len, 64);
+				r = ft_rmr_iov(dst, 4096, 64);
+				ret = dat_ep_post_rdma_read(
+				        p->tx.ep, 1, &l, c, &r,
+				        DAT_COMPLETION_DEFAULT_FLAG);
+			}
+			FT_REQUIRE(ret == DAT_SUCCESS, "post request %d: %s", i,
+			           ft_ret_str(ret));
+		}
+		for (i = 0; i < N; i++)
+			if (!next_ok(p->tx.req_evd, 0x800 + (uint64_t)i))
+				bad++;
+		for (i = 0; i < N / 3; i++)
+			FT_REQUIRE(ft_wait(p->rx.recv_evd, FT_TIMEOUT_US,
+			                   &ev) == DAT_SUCCESS,
+			           "receive %d of the round", i);
+	}
+	FT_CHECK(bad == 0,
+	         "%ld x %d writes of %zu bytes, sends and reads complete in "
+	         "posting order (%d out of place)",
+	         iters, N, len, bad);
+}
+
 static void check_order_suppress(struct pair *p, struct ft_mr *src,
                                  struct ft_mr *dst, long iters)
 {
@@ -434,15 +515,9 @@ static void check_order_suppress(struct pair *p, struct ft_mr *src,
 			                DAT_SUCCESS,
 			        "post send %d", i);
 		}
-		for (i = 0; i < N; i++) {
-			if (ft_wait(p->tx.req_evd, FT_TIMEOUT_US, &ev) !=
-			            DAT_SUCCESS ||
-			    ev.event_data.dto_completion_event_data.user_cookie
-			                    .as_64 != 1000 + (uint64_t)i ||
-			    ev.event_data.dto_completion_event_data.status !=
-			            DAT_DTO_SUCCESS)
+		for (i = 0; i < N; i++)
+			if (!next_ok(p->tx.req_evd, 1000 + (uint64_t)i))
 				bad_send++;
-		}
 		for (i = 0; i < N; i++) {
 			if (ft_wait(p->rx.recv_evd, FT_TIMEOUT_US, &ev) !=
 			            DAT_SUCCESS ||
@@ -939,6 +1014,10 @@ int main(int argc, char **argv)
 	                      max_rdma < ((size_t)1 << 20) ? max_rdma
 	                                                   : ((size_t)1 << 20));
 	check_order_suppress(&p, &src, &dst, ft_iterations(4));
+	check_request_order(&p, &src, &dst,
+	                    max_rdma < ((size_t)1 << 18) ? max_rdma
+	                                                 : ((size_t)1 << 18),
+	                    ft_iterations(4));
 	check_post_errors(&p, &src, &dst);
 	pair_close(&p);
 
