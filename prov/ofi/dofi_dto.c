@@ -239,6 +239,21 @@ static void dofi_order_release(dofi_ep_t *ep, dofi_evd_t *evd)
 	}
 }
 
+/*
+ * A late request failed: the requests held behind it were posted after
+ * it, and as on InfiniBand none of those succeeds (they are flushed) even
+ * where the fabric had sent them. evd->lock held.
+ */
+static void dofi_order_fail_held(dofi_ep_t *ep)
+{
+	uint32_t i;
+
+	for (i = ep->held_head; i != DOFI_POOL_NONE;
+	     i = ep->req_pool.ops[i].next)
+		if (ep->req_pool.ops[i].hstatus == DAT_DTO_SUCCESS)
+			ep->req_pool.ops[i].hstatus = DAT_DTO_ERR_FLUSHED;
+}
+
 /* A completion's status; an error breaks the connection. */
 static DAT_DTO_COMPLETION_STATUS dofi_order_status(dofi_op_t *op, int err)
 {
@@ -276,6 +291,8 @@ int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
 		if (!locked)
 			pthread_mutex_lock(&evd->lock);
 		dofi_order_push(op, evd, st, len);
+		if (st != DAT_DTO_SUCCESS)
+			dofi_order_fail_held(ep);
 		dofi_order_release(ep, evd);
 		if (!locked)
 			pthread_mutex_unlock(&evd->lock);
