@@ -340,7 +340,8 @@ static void remote_case(const char *name, bool write, struct gmr *g,
 	DAT_LMR_TRIPLET l;
 	DAT_DTO_COOKIE ck;
 	DAT_EVENT ev;
-	DAT_RETURN ret, w;
+	DAT_RETURN ret, w, sret;
+	bool sent = false;
 
 	ft_fill(g->base, 3 * page, 500);
 	FT_DAT_OK(ft_mr_create(&ini, ini.pz, r.segment_length,
@@ -363,6 +364,15 @@ static void remote_case(const char *name, bool write, struct gmr *g,
 		         name, ft_ret_str(ret));
 		goto out;
 	}
+	/*
+	 * A send behind it, which the fabric may send before the refusal
+	 * comes back, unless the connection has ended already.
+	 */
+	ck.as_64 = 0x78;
+	l = ft_lmr_iov(&local, 0, 8);
+	sret = dat_ep_post_send(c.i.ep, 1, &l, ck, DAT_COMPLETION_DEFAULT_FLAG);
+	FT_CHECK(sret == DAT_SUCCESS || DAT_GET_TYPE(sret) == DAT_INVALID_STATE,
+	         "%s: a send posted after it = %s", name, ft_ret_str(sret));
 	memset(&ev, 0, sizeof(ev));
 	w = ft_wait(c.i.req_evd, FT_TIMEOUT_US, &ev);
 	FT_CHECK(w == DAT_SUCCESS &&
@@ -382,7 +392,35 @@ static void remote_case(const char *name, bool write, struct gmr *g,
 		        ft_dto_status_str(
 		                ev.event_data.dto_completion_event_data
 		                        .status));
+	/*
+	 * The send completes after it, as on InfiniBand, and where the
+	 * refusal ended the connection, not successfully (sockets keeps the
+	 * connection and delivers it).
+	 */
+	if (sret == DAT_SUCCESS) {
+		memset(&ev, 0, sizeof(ev));
+		w = ft_wait(c.i.req_evd, FT_TIMEOUT_US, &ev);
+		FT_CHECK(w == DAT_SUCCESS &&
+		                 ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+		                 ev.event_data.dto_completion_event_data
+		                                 .user_cookie.as_64 == 0x78,
+		         "%s: the send posted after it completes next: %s",
+		         name,
+		         w == DAT_SUCCESS ? ft_event_desc(&ev) : ft_ret_str(w));
+		sent = w == DAT_SUCCESS &&
+		       ev.event_data.dto_completion_event_data.status ==
+		               DAT_DTO_SUCCESS;
+	}
 	usleep(100000);
+	if (sent && ft_ep_state(c.i.ep) == DAT_EP_STATE_CONNECTED)
+		FT_WARN("%s: the connection stayed, and the send after it "
+		        "went through",
+		        name);
+	else
+		FT_CHECK(!sent,
+		         "%s: the connection ended: the send after it did not "
+		         "succeed",
+		         name);
 	FT_CHECK(ft_pattern_mismatch(g->base, 3 * page, 500) < 0,
 	         "%s: every target byte unchanged", name);
 	if (!write)
