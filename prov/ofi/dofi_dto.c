@@ -113,10 +113,7 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	dofi_op_t *op = err->op_context;
 	DAT_DTO_COMPLETION_STATUS st;
 
-	if (op != NULL && op->type != DOFI_OP_RECV &&
-	    (op->late ||
-	     (op->wait != 0 &&
-	      (int32_t)(op->wait - atomic_load(&op->ep->late_settled)) > 0)))
+	if (op != NULL && dofi_order_due(op))
 		return dofi_dto_order(op, err->err ? err->err : FI_EOTHER,
 		                      err->len, ev, evd, locked);
 	if (op == NULL || atomic_exchange(&op->posted, 0) == 0)

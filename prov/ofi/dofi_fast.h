@@ -126,6 +126,18 @@ static inline void dofi_op_release(dofi_op_t *op)
 }
 
 /*
+ * The completion of a request that goes through dofi_dto_order (posting
+ * order, dofi_dto.c): a late request, or one posted after a late request
+ * not yet settled. Never a receive (late and wait stay 0).
+ */
+static inline int dofi_order_due(const dofi_op_t *op)
+{
+	return op->late ||
+	       (op->wait != 0 &&
+	        (int32_t)(op->wait - atomic_load(&op->ep->late_settled)) > 0);
+}
+
+/*
  * Turn one CQ entry into a DAT event. Returns 0 when *ev is filled, 1 when
  * there is nothing to report: a suppressed completion, or one a flush
  * reported already (each op is reported once), or not an op of ours, or
@@ -141,13 +153,7 @@ dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
 
 	if (dofi_unlikely(op == NULL))
 		return 1;
-	/* A late request, or one posted after a late one still out. */
-	if (dofi_unlikely(
-	            op->late ||
-	            (op->wait != 0 &&
-	             (int32_t)(op->wait - atomic_load_explicit(
-	                                          &op->ep->late_settled,
-	                                          memory_order_seq_cst)) > 0)))
+	if (dofi_unlikely(dofi_order_due(op)))
 		return dofi_dto_order(op, 0, op->len, ev, evd, locked);
 	if (dofi_unlikely(atomic_exchange(&op->posted, 0) == 0))
 		return 1;
