@@ -154,7 +154,11 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
  * its post (op->wait), and its completion is held on the EP's list until
  * late_settled reaches that: then it is reported, after the late ones
  * before it. Requests the consumer posts from several threads at once
- * have no order between them to keep.
+ * have no order between them to keep; and since counting a late request
+ * and posting it are two steps, a thread's request can come out after a
+ * later one of its own while another thread, between the two, posts a
+ * late request. Nothing is lost or held for good: a held request waits
+ * only for late requests counted before it, each of which settles.
  */
 
 void dofi_dto_order_reset(dofi_ep_t *ep)
