@@ -7,6 +7,7 @@
  * thread reaps the shared request EVD: every message arrives once, each
  * thread's messages in its posting order, every completion once.  (3) T
  * threads post RDMA Writes to disjoint ranges through one Endpoint.  Needs
+ * (4) T threads post RDMA Writes and Sends in turn on one Endpoint.  Needs
  * a thread-safe IA (is_thread_safe).  Single process, two IAs; -n T sets
  * the thread count (default 4), -I the operations per thread (default
  * 1000).
@@ -136,10 +137,19 @@ struct shared_ep {
 	atomic_int go;
 };
 
+/* What the posters post: sends, RDMA writes, or both in turn. */
+enum { POST_SEND, POST_WRITE, POST_MIX };
+
+/* Whether operation seq of a poster in this mode is an RDMA write. */
+static bool is_write(int mode, long seq)
+{
+	return mode == POST_WRITE || (mode == POST_MIX && seq % 2 == 0);
+}
+
 struct poster {
 	int id;
 	struct shared_ep *se;
-	bool rdma;
+	int mode;
 	long base, count; /* sequence numbers base .. base+count-1 */
 	long posted;
 	int errors;
@@ -166,7 +176,7 @@ static void *poster_main(void *arg)
 		t = ft_lmr_iov(&se->cm, off, 64);
 		ck.as_64 = seed;
 		do {
-			if (p->rdma) {
+			if (is_write(p->mode, i)) {
 				r = se->remote;
 				r.virtual_address += off;
 				r.segment_length = 64;
@@ -193,8 +203,10 @@ static void *poster_main(void *arg)
  * nthr threads each post count operations (sequence base .. base+count-1)
  * on the shared EP while the main thread reaps the request EVD.
  */
-static void run_posters(struct shared_ep *se, bool rdma, long base, long count)
+static void run_posters(struct shared_ep *se, int mode, long base, long count)
 {
+	static const char *const what[] = {"sends", "RDMA writes",
+	                                   "RDMA writes and sends"};
 	struct poster *p = calloc((size_t)nthr, sizeof(*p));
 	long total = (long)nthr * count, reaped = 0, dup = 0, bad = 0;
 	unsigned char *seen = calloc((size_t)nthr * (size_t)iters, 1);
@@ -206,7 +218,7 @@ static void run_posters(struct shared_ep *se, bool rdma, long base, long count)
 	for (i = 0; i < nthr; i++) {
 		p[i].id = i;
 		p[i].se = se;
-		p[i].rdma = rdma;
+		p[i].mode = mode;
 		p[i].base = base;
 		p[i].count = count;
 		FT_REQUIRE(pthread_create(&p[i].thr, NULL, poster_main,
@@ -227,9 +239,10 @@ static void run_posters(struct shared_ep *se, bool rdma, long base, long count)
 		seq = (long)(c & 0xffffffff);
 		if (ev.event_data.dto_completion_event_data.status !=
 		            DAT_DTO_SUCCESS ||
+		    tid >= nthr || seq < base || seq >= base + count ||
 		    ev.event_data.dto_completion_event_data.operation !=
-		            (rdma ? DAT_DTO_RDMA_WRITE : DAT_DTO_SEND) ||
-		    tid >= nthr || seq < base || seq >= base + count)
+		            (is_write(mode, seq) ? DAT_DTO_RDMA_WRITE
+		                                 : DAT_DTO_SEND))
 			bad++;
 		else if (seen[tid * iters + seq]++)
 			dup++;
@@ -238,17 +251,16 @@ static void run_posters(struct shared_ep *se, bool rdma, long base, long count)
 		pthread_join(p[i].thr, NULL);
 		if (p[i].errors != 0 || p[i].posted != count)
 			FT_CHECK(false,
-			         "%s poster %d: %ld of %ld posted, %d "
+			         "%s, poster %d: %ld of %ld posted, %d "
 			         "errors",
-			         rdma ? "RDMA write" : "send", i, p[i].posted,
-			         count, p[i].errors);
+			         what[mode], i, p[i].posted, count,
+			         p[i].errors);
 	}
 	if (reaped != total || bad != 0 || dup != 0)
 		FT_CHECK(false,
 		         "%s: %ld of %ld completions reaped by the main "
 		         "thread, each once (%ld bad, %ld repeated)",
-		         rdma ? "RDMA writes" : "sends", reaped, total, bad,
-		         dup);
+		         what[mode], reaped, total, bad, dup);
 	free(seen);
 	free(p);
 }
@@ -302,7 +314,7 @@ static void check_one_ep(void)
 			                DAT_SUCCESS,
 			        "post receive %ld", i);
 		}
-		run_posters(&se, false, base, cnt);
+		run_posters(&se, POST_SEND, base, cnt);
 		for (i = 0; i < n; i++) {
 			unsigned char *b;
 
@@ -367,7 +379,7 @@ static void check_one_ep(void)
 	memset(se.sm.buf, 0, len);
 	se.remote = ft_rmr_iov(&se.sm, 0, len);
 	fails0 = ft_failures();
-	run_posters(&se, true, 0, iters);
+	run_posters(&se, POST_WRITE, 0, iters);
 	FT_CHECK(ft_failures() == fails0,
 	         "%d threads posted %ld RDMA writes on one EP, each completion "
 	         "reaped once",
@@ -388,6 +400,48 @@ static void check_one_ep(void)
 	         "ranges (%ld missing)",
 	         nthr, bad);
 
+	/*
+	 * (4) Both in turn from each thread: on tcp a send completes once
+	 * sent and an acknowledged write only on the target's answer, so
+	 * completions wait for each other to keep posting order.
+	 */
+	fails0 = ft_failures();
+	got = 0;
+	for (base = 0; base < iters; base += k) {
+		long cnt = iters - base < k ? iters - base : k;
+		long sends = 0;
+
+		for (i = base; i < base + cnt; i++)
+			sends += !is_write(POST_MIX, i);
+		sends *= nthr;
+		for (i = 0; i < sends; i++) {
+			t = ft_lmr_iov(&se.sm, (size_t)i * 64, 64);
+			ck.as_64 = (uint64_t)i;
+			FT_REQUIRE(
+			        dat_ep_post_recv(se.s.ep, 1, &t, ck,
+			                         DAT_COMPLETION_DEFAULT_FLAG) ==
+			                DAT_SUCCESS,
+			        "post receive %ld", i);
+		}
+		run_posters(&se, POST_MIX, base, cnt);
+		for (i = 0; i < sends; i++) {
+			if (ft_wait(se.s.recv_evd, FT_TIMEOUT_US, &ev) !=
+			            DAT_SUCCESS ||
+			    ev.event_data.dto_completion_event_data.status !=
+			            DAT_DTO_SUCCESS)
+				break;
+			got++;
+		}
+		if (i < sends)
+			break;
+	}
+	/* Each thread's odd operations are the sends. */
+	FT_CHECK(ft_failures() == fails0 && got == (long)nthr * (iters / 2),
+	         "%d threads posted %ld RDMA writes and sends in turn on one "
+	         "EP: each completion reaped once, %ld of %ld messages "
+	         "received",
+	         nthr, total, got, (long)nthr * (iters / 2));
+
 	ft_disconnect_local(&se.c, &se.s, DAT_CLOSE_GRACEFUL_FLAG);
 	ft_ep_free(&se.c);
 	ft_ep_free(&se.s);
@@ -403,7 +457,7 @@ int main(int argc, char **argv)
 
 	ft_init(argc, argv, "dat_threads",
 	        "several threads posting at once: own pairs, one shared EP "
-	        "(send and RDMA write)",
+	        "(send, RDMA write, both)",
 	        &extra);
 	iters = ft_iterations(1000);
 	ft_ia_open(ft_opts.ia_name, &ca);
