@@ -269,6 +269,34 @@ function runs(list,    n, a, i, out) {
 		out = out sprintf(" %.0f", a[i])
 	return out
 }
+# The runs of list at or above lim (the fast state), as a list; their
+# count goes to nfast.
+function fast(list, lim,    n, a, i, out) {
+	n = sortv(list, a)
+	out = ""
+	nfast = 0
+	for (i = 1; i <= n; i++)
+		if (a[i] + 0 >= lim) {
+			out = out " " a[i]
+			nfast++
+		}
+	return out
+}
+# Both modes by state: a median lands in either state when slow runs are
+# near half, so compare the fast runs, and count the slow ones.
+function states(d, r,    a, n, lim, td, tr, fd, fr, nd, nr) {
+	n = sortv(d " " r, a)
+	lim = 0.8 * a[n]
+	td = sortv(d, a)
+	tr = sortv(r, a)
+	fd = fast(d, lim)
+	nd = nfast
+	fr = fast(r, lim)
+	nr = nfast
+	printf "  fast state (>= 80%% of the best run): DAT %.0f, raw %.0f MB/s, DAT/raw %.3f; slow runs DAT %d/%d, raw %d/%d\n",
+		median(fd), median(fr), median(fd) / median(fr),
+		td - nd, td, tr - nr, tr
+}
 FNR == 1 { mode = (FILENAME ~ /\.dat$/) ? "dat" : "raw" }
 {
 	for (i = 2; i <= NF; i++) {
@@ -335,6 +363,8 @@ END {
 			if (s >= 65536)
 				printf "  runs, MB/s: DAT%s; raw%s\n",
 					runs(bw["dat", s]), runs(bw["raw", s])
+			if (s >= 65536)
+				states(bw["dat", s], bw["raw", s])
 			if (s >= 65536)
 				target(sprintf("%s bandwidth at %d bytes", test, s),
 					db / rb, ">=", 0.97)
