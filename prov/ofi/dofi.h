@@ -297,7 +297,9 @@ typedef struct dofi_op {
 	DAT_SEG_LENGTH len;
 	uint8_t type;
 	uint8_t suppress;
-	_Atomic uint8_t posted; /* owned by libfabric or queued */
+	/* Owned by libfabric or queued: 1, or DOFI_POSTED_AFTER when events
+	 * wait to follow its own (dofi_dto_post_after). 0: neither. */
+	_Atomic uint8_t posted;
 	/* Requests where the fabric completes some out of order
 	 * (ia->late_order, dofi_dto.c): late, it completes on the target's
 	 * answer; otherwise wait, the late ones posted before it. */
@@ -310,6 +312,16 @@ typedef struct dofi_op {
 	void **desc;
 	uint32_t iov_count;
 } dofi_op_t;
+
+#define DOFI_POSTED_AFTER 2
+
+/* An event held to follow a request's completion (an RMR bind's). */
+typedef struct dofi_after {
+	uint32_t op; /* its req_pool index */
+	DAT_EVENT ev;
+} dofi_after_t;
+
+#define DOFI_AFTER_MAX 64
 
 #define DOFI_POOL_NONE UINT32_MAX
 #define DOFI_MAX_IOV   32
@@ -435,6 +447,14 @@ typedef struct dofi_ep {
 	_Atomic uint32_t late_settled;
 	_Atomic uint32_t held_n;
 	uint32_t held_head, held_tail;
+	/*
+	 * RMR bind completions in request-queue order: the request posted
+	 * last, and the events waiting to follow requests' completions
+	 * (under req_evd->lock; allocated with the first).
+	 */
+	_Atomic(dofi_op_t *) last_req;
+	dofi_after_t *after;
+	uint32_t nafter;
 } dofi_ep_t;
 
 /* PSP and RSP: a passive endpoint on a conn_qual. */
@@ -806,6 +826,22 @@ int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
                    dofi_evd_t *evd, int locked);
 /* A new libfabric endpoint: nothing late, nothing held. */
 void dofi_dto_order_reset(dofi_ep_t *ep);
+/*
+ * Queue ev (an RMR bind's completion) to follow the completion of the
+ * request posted last, if that one is still outstanding; DOF_OK then.
+ * Otherwise the caller posts it now.
+ */
+dof_status_t dofi_dto_post_after(dofi_ep_t *ep, const DAT_EVENT *ev);
+/*
+ * A request whose posted flag was DOFI_POSTED_AFTER is reported: queue
+ * what waits behind it on the ring, after its own event (*ev, unless
+ * suppress; with locked, the ring gets that too), and give the op back.
+ * Returns what dofi_dto_complete returns.
+ */
+int dofi_dto_after(dofi_op_t *op, DAT_EVENT *ev, dofi_evd_t *evd, int locked,
+                   int suppress);
+/* The same after the flush of requests reported op. ia->lock held. */
+void dofi_dto_after_flushed(dofi_op_t *op);
 /* The connection is over: forget the held list (its requests stay
  * posted, for the flush of requests). ia->lock held. */
 void dofi_dto_order_drop(dofi_ep_t *ep);

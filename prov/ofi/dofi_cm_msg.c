@@ -235,9 +235,15 @@ static void dofi_cm_flush_requests(dofi_ep_t *ep)
 	for (i = 0; i < dofi_pool_seen(&ep->req_pool); i++) {
 		dofi_op_t *op = &ep->req_pool.ops[i];
 
-		if (atomic_load(&op->posted) &&
-		    atomic_exchange(&op->posted, 0)) {
+		uint8_t posted = atomic_load(&op->posted)
+		                         ? atomic_exchange(&op->posted, 0)
+		                         : 0;
+
+		if (posted != 0) {
 			dofi_dto_flush_op(op);
+			/* An RMR bind's completion that followed it. */
+			if (posted == DOFI_POSTED_AFTER)
+				dofi_dto_after_flushed(op);
 			ep->cq_stale = 1; /* libfabric may still report it */
 		}
 	}

@@ -112,11 +112,12 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 {
 	dofi_op_t *op = err->op_context;
 	DAT_DTO_COMPLETION_STATUS st;
+	uint8_t posted;
 
 	if (op != NULL && dofi_order_due(op))
 		return dofi_dto_order(op, err->err ? err->err : FI_EOTHER,
 		                      err->len, ev, evd, locked);
-	if (op == NULL || atomic_exchange(&op->posted, 0) == 0)
+	if (op == NULL || (posted = atomic_exchange(&op->posted, 0)) == 0)
 		return 1;
 	if (__builtin_expect(DOFI_OP_INTERNAL(op->type), 0)) {
 		dofi_cm_rtu_complete(op, err->err ? err->err : FI_EOTHER);
@@ -137,6 +138,8 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	    (err->err == FI_ETRUNC || err->err == FI_ETOOSMALL))
 		dofi_cm_break_later(op->ep);
 	dofi_dto_fill(ev, evd, op, st, err->len);
+	if (posted == DOFI_POSTED_AFTER)
+		return dofi_dto_after(op, ev, evd, locked, 0);
 	dofi_op_release(op);
 	return 0;
 }
@@ -163,6 +166,8 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 
 void dofi_dto_order_reset(dofi_ep_t *ep)
 {
+	atomic_store(&ep->last_req, NULL);
+	ep->nafter = 0;
 	atomic_store(&ep->late_posted, 0);
 	atomic_store(&ep->late_settled, 0);
 	atomic_store(&ep->held_n, 0);
@@ -209,13 +214,22 @@ static void dofi_order_fill(dofi_op_t *op, DAT_EVENT *ev, dofi_evd_t *evd,
 	dofi_op_release(op);
 }
 
+/* Queue its event on the ring, then what follows it. evd->lock held. */
 static void dofi_order_push(dofi_op_t *op, dofi_evd_t *evd,
-                            DAT_DTO_COMPLETION_STATUS st, DAT_SEG_LENGTH len)
+                            DAT_DTO_COMPLETION_STATUS st, DAT_SEG_LENGTH len,
+                            uint8_t posted)
 {
 	DAT_EVENT ev;
 	int suppress = op->suppress && st == DAT_DTO_SUCCESS;
 
 	memset(&ev, 0, sizeof(ev));
+	if (posted == DOFI_POSTED_AFTER) {
+		dofi_dto_fill(&ev, evd, op, st, len);
+		op->late = 0;
+		op->wait = 0;
+		(void)dofi_dto_after(op, &ev, evd, 1, suppress);
+		return;
+	}
 	dofi_order_fill(op, &ev, evd, st, len);
 	if (!suppress)
 		(void)dofi_evd_push_locked(evd, &ev);
@@ -225,6 +239,7 @@ static void dofi_order_push(dofi_op_t *op, dofi_evd_t *evd,
 static void dofi_order_release(dofi_ep_t *ep, dofi_evd_t *evd)
 {
 	uint32_t settled = atomic_load(&ep->late_settled);
+	uint8_t posted;
 
 	while (ep->held_head != DOFI_POOL_NONE) {
 		dofi_op_t *op = &ep->req_pool.ops[ep->held_head];
@@ -235,8 +250,9 @@ static void dofi_order_release(dofi_ep_t *ep, dofi_evd_t *evd)
 		if (ep->held_head == DOFI_POOL_NONE)
 			ep->held_tail = DOFI_POOL_NONE;
 		atomic_fetch_sub(&ep->held_n, 1);
-		if (atomic_exchange(&op->posted, 0))
-			dofi_order_push(op, evd, op->hstatus, op->len);
+		posted = atomic_exchange(&op->posted, 0);
+		if (posted != 0)
+			dofi_order_push(op, evd, op->hstatus, op->len, posted);
 	}
 }
 
@@ -276,14 +292,17 @@ int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
 {
 	dofi_ep_t *ep = op->ep;
 	DAT_DTO_COMPLETION_STATUS st;
+	uint8_t posted;
 	int suppress;
 
 	if (op->late) {
-		if (!atomic_exchange(&op->posted, 0))
+		posted = atomic_exchange(&op->posted, 0);
+		if (posted == 0)
 			return 1; /* a flush of requests reported it */
 		atomic_fetch_add(&ep->late_settled, 1);
 		st = dofi_order_status(op, err);
-		if (!locked && atomic_load(&ep->held_n) == 0) {
+		if (!locked && atomic_load(&ep->held_n) == 0 &&
+		    posted != DOFI_POSTED_AFTER) {
 			/* Nothing waits behind it: straight to the caller. */
 			suppress = op->suppress && st == DAT_DTO_SUCCESS;
 			dofi_order_fill(op, ev, evd, st, len);
@@ -291,7 +310,7 @@ int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
 		}
 		if (!locked)
 			pthread_mutex_lock(&evd->lock);
-		dofi_order_push(op, evd, st, len);
+		dofi_order_push(op, evd, st, len, posted);
 		if (st != DAT_DTO_SUCCESS)
 			dofi_order_fail_held(ep);
 		dofi_order_release(ep, evd);
@@ -315,6 +334,96 @@ int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
 	if (!locked)
 		pthread_mutex_unlock(&evd->lock);
 	return 1;
+}
+
+/* ---- events that follow a request: RMR binds ---------------------------- */
+
+/*
+ * On InfiniBand an RMR bind is a work request of the send queue and
+ * completes in its order. dapl-ofi binds at once (a memory registration),
+ * so its completion is made to follow that of the request posted last
+ * (ep->last_req), if it is still outstanding: the bind marks that op's
+ * posted flag DOFI_POSTED_AFTER (a compare-and-swap from 1, so a
+ * completion that has taken the op already is not missed) and queues the
+ * event on ep->after; whoever reports the op then queues the events after
+ * its own. Requests complete in posting order, so every earlier one has
+ * been reported by then.
+ */
+
+/* The events waiting behind op idx, onto the ring. evd->lock held. */
+static void dofi_after_push(dofi_ep_t *ep, dofi_evd_t *evd, uint32_t idx)
+{
+	uint32_t i, j = 0;
+
+	for (i = 0; i < ep->nafter; i++) {
+		if (ep->after[i].op == idx)
+			(void)dofi_evd_push_locked(evd, &ep->after[i].ev);
+		else
+			ep->after[j++] = ep->after[i];
+	}
+	ep->nafter = j;
+}
+
+dof_status_t dofi_dto_post_after(dofi_ep_t *ep, const DAT_EVENT *ev)
+{
+	dofi_op_t *op = atomic_load(&ep->last_req);
+	dofi_evd_t *evd = ep->req_evd;
+	dof_status_t st = DOF_ERR_INVALID_STATE;
+	uint8_t one = 1;
+	uint32_t idx, i;
+	int waiting;
+
+	if (op == NULL || evd == NULL)
+		return st;
+	idx = (uint32_t)(op - ep->req_pool.ops);
+	pthread_mutex_lock(&evd->lock);
+	/* Taken and not yet through dofi_dto_after: still behind it. */
+	waiting = 0;
+	for (i = 0; i < ep->nafter; i++)
+		waiting |= ep->after[i].op == idx;
+	if (ep->after == NULL)
+		ep->after = malloc(DOFI_AFTER_MAX * sizeof(*ep->after));
+	if (ep->after != NULL && ep->nafter < DOFI_AFTER_MAX &&
+	    (waiting ||
+	     atomic_compare_exchange_strong(&op->posted, &one,
+	                                    DOFI_POSTED_AFTER) ||
+	     one == DOFI_POSTED_AFTER)) {
+		ep->after[ep->nafter].op = idx;
+		ep->after[ep->nafter].ev = *ev;
+		ep->nafter++;
+		st = DOF_OK;
+	}
+	pthread_mutex_unlock(&evd->lock);
+	return st;
+}
+
+int dofi_dto_after(dofi_op_t *op, DAT_EVENT *ev, dofi_evd_t *evd, int locked,
+                   int suppress)
+{
+	dofi_ep_t *ep = op->ep;
+
+	if (!locked)
+		pthread_mutex_lock(&evd->lock);
+	else if (!suppress)
+		(void)dofi_evd_push_locked(evd, ev); /* its own comes first */
+	dofi_after_push(ep, evd, (uint32_t)(op - ep->req_pool.ops));
+	/* Given back under the lock: no bind can mark its next use yet. */
+	dofi_op_release(op);
+	if (!locked)
+		pthread_mutex_unlock(&evd->lock);
+	return locked ? 1 : suppress;
+}
+
+void dofi_dto_after_flushed(dofi_op_t *op)
+{
+	dofi_ep_t *ep = op->ep;
+	dofi_evd_t *evd = ep->req_evd;
+
+	if (evd == NULL)
+		return;
+	pthread_mutex_lock(&evd->lock);
+	dofi_after_push(ep, evd, (uint32_t)(op - ep->req_pool.ops));
+	pthread_mutex_unlock(&evd->lock);
 }
 
 /* A completion with an error the provider detected itself. */
@@ -635,6 +744,7 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		         fi_strerror((int)-rc));
 		return dofi_fi_to_dat((int)rc);
 	}
+	atomic_store_explicit(&ep->last_req, op, memory_order_relaxed);
 	return DAT_SUCCESS;
 }
 
@@ -731,8 +841,10 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 
 		rc = fi_writemsg(fep, &msg, FI_COMPLETION | wflags);
 	}
-	if (dofi_likely(rc == 0))
+	if (dofi_likely(rc == 0)) {
+		atomic_store_explicit(&ep->last_req, op, memory_order_relaxed);
 		return DAT_SUCCESS;
+	}
 	/* Not posted: the slow path retries or reports it. */
 	atomic_store_explicit(&op->posted, 0, memory_order_relaxed);
 	dofi_order_unposted(ep, op);

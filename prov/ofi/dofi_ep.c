@@ -164,6 +164,11 @@ static void dofi_ep_free_pools(dofi_ep_t *ep)
 	free(ep->recv_desc_block);
 	ep->recv_iov_block = NULL;
 	ep->recv_desc_block = NULL;
+	/* Events behind requests name the pool's ops. */
+	free(ep->after);
+	ep->after = NULL;
+	ep->nafter = 0;
+	atomic_store(&ep->last_req, NULL);
 }
 
 static dof_status_t dofi_ep_alloc_pools(dofi_ep_t *ep)

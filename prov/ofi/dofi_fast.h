@@ -150,12 +150,14 @@ dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
 {
 	dofi_op_t *op = entry->op_context;
 	int suppress;
+	uint8_t posted;
 
 	if (dofi_unlikely(op == NULL))
 		return 1;
 	if (dofi_unlikely(dofi_order_due(op)))
 		return dofi_dto_order(op, 0, op->len, ev, evd, locked);
-	if (dofi_unlikely(atomic_exchange(&op->posted, 0) == 0))
+	posted = atomic_exchange(&op->posted, 0);
+	if (dofi_unlikely(posted == 0))
 		return 1;
 	if (dofi_unlikely(DOFI_OP_INTERNAL(op->type))) {
 		dofi_cm_rtu_complete(op, 0); /* the connection's RTU */
@@ -165,6 +167,9 @@ dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
 	if (dofi_likely(!suppress))
 		dofi_dto_fill(ev, evd, op, DAT_DTO_SUCCESS,
 		              op->type == DOFI_OP_RECV ? entry->len : op->len);
+	/* An RMR bind's completion follows it. */
+	if (dofi_unlikely(posted == DOFI_POSTED_AFTER))
+		return dofi_dto_after(op, ev, evd, locked, suppress);
 	dofi_op_release(op);
 	return suppress;
 }

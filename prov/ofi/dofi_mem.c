@@ -557,7 +557,9 @@ DAT_RETURN dofi_rmr_bind(DAT_RMR_HANDLE h, DAT_LMR_HANDLE lmr_h,
 		ev.event_data.rmr_completion_event_data.user_cookie = cookie;
 		ev.event_data.rmr_completion_event_data.status =
 		        DAT_RMR_BIND_SUCCESS;
-		(void)dofi_evd_post(ep->req_evd, &ev);
+		/* After the requests posted before it, as on InfiniBand. */
+		if (dofi_dto_post_after(ep, &ev) != DOF_OK)
+			(void)dofi_evd_post(ep->req_evd, &ev);
 	}
 	return DAT_SUCCESS;
 }
