@@ -365,30 +365,42 @@ static void check_rdma(struct pair *p, struct ft_mr *src, struct ft_mr *dst,
 /* ---- write-then-send, ordering, suppression
  * ---------------------------------- */
 
+/*
+ * A receive at rx (cookie base, into rr), then at tx an RDMA Write of len
+ * bytes from src to dst (base + 1, flags wflags) and an 8-byte Send
+ * (base + 2).
+ */
+static void post_write_send(struct pair *p, DAT_LMR_TRIPLET rr,
+                            struct ft_mr *src, struct ft_mr *dst, size_t len,
+                            uint64_t base, DAT_COMPLETION_FLAGS wflags)
+{
+	DAT_LMR_TRIPLET l;
+	DAT_RMR_TRIPLET r;
+	DAT_DTO_COOKIE c;
+
+	c.as_64 = base;
+	FT_DAT_CHECK(dat_ep_post_recv(p->rx.ep, 1, &rr, c,
+	                              DAT_COMPLETION_DEFAULT_FLAG));
+	l = ft_lmr_iov(src, 0, len);
+	r = ft_rmr_iov(dst, 0, len);
+	c.as_64 = base + 1;
+	FT_DAT_CHECK(dat_ep_post_rdma_write(p->tx.ep, 1, &l, c, &r, wflags));
+	l = ft_lmr_iov(src, 0, 8);
+	c.as_64 = base + 2;
+	FT_DAT_CHECK(dat_ep_post_send(p->tx.ep, 1, &l, c,
+	                              DAT_COMPLETION_DEFAULT_FLAG));
+}
+
 static void check_write_then_send(struct pair *p, struct ft_mr *src,
                                   struct ft_mr *dst, size_t len)
 {
-	DAT_LMR_TRIPLET l, s, rr;
-	DAT_RMR_TRIPLET r;
-	DAT_DTO_COOKIE c;
 	struct ft_mr note;
 
 	FT_DAT_OK(ft_mr_create(&ra, ra.pz, 64, DAT_MEM_PRIV_ALL_FLAG, &note));
 	ft_fill(src->buf, len, 14000);
 	memset(dst->buf, 0, len);
-	rr = ft_lmr_iov(&note, 0, 64);
-	c.as_64 = 0x90000;
-	FT_DAT_CHECK(dat_ep_post_recv(p->rx.ep, 1, &rr, c,
-	                              DAT_COMPLETION_DEFAULT_FLAG));
-	l = ft_lmr_iov(src, 0, len);
-	r = ft_rmr_iov(dst, 0, len);
-	c.as_64 = 0x90001;
-	FT_DAT_CHECK(dat_ep_post_rdma_write(p->tx.ep, 1, &l, c, &r,
-	                                    DAT_COMPLETION_SUPPRESS_FLAG));
-	s = ft_lmr_iov(src, 0, 8);
-	c.as_64 = 0x90002;
-	FT_DAT_CHECK(dat_ep_post_send(p->tx.ep, 1, &s, c,
-	                              DAT_COMPLETION_DEFAULT_FLAG));
+	post_write_send(p, ft_lmr_iov(&note, 0, 64), src, dst, len, 0x90000,
+	                DAT_COMPLETION_SUPPRESS_FLAG);
 	ft_expect_dto(
 	        p->tx.req_evd, FT_TIMEOUT_US, p->tx.ep, DAT_DTO_SEND, 0x90002,
 	        DAT_DTO_SUCCESS, 8, NULL,
@@ -482,6 +494,67 @@ static void check_request_order(struct pair *p, struct ft_mr *src,
 	         "%ld x %d writes of %zu bytes, sends and reads complete in "
 	         "posting order (%d out of place)",
 	         iters, N, len, bad);
+}
+
+/*
+ * An RMR bind is a request too: its completion comes after those of the
+ * requests posted before it on the Endpoint (here an RDMA Write, which
+ * tcp completes on the target's answer, and a Send), as on InfiniBand.
+ */
+static void check_bind_order(struct pair *p, struct ft_mr *src,
+                             struct ft_mr *dst, size_t len, long iters)
+{
+	DAT_LMR_TRIPLET win;
+	DAT_RMR_HANDLE rmr;
+	DAT_RMR_CONTEXT ctx;
+	DAT_RMR_COOKIE rc;
+	DAT_EVENT ev;
+	int bad = 0;
+	long it;
+
+	FT_DAT_OK(dat_rmr_create(ta.pz, &rmr));
+	win = ft_lmr_iov(src, 0, 4096);
+	for (it = 0; it < iters; it++) {
+		post_write_send(p, ft_lmr_iov(dst, len, 64), src, dst, len,
+		                0xb00, DAT_COMPLETION_DEFAULT_FLAG);
+		rc.as_64 = 0xb03;
+		FT_DAT_CHECK(dat_rmr_bind(rmr, src->lmr, &win,
+		                          DAT_MEM_PRIV_REMOTE_READ_FLAG,
+		                          DAT_VA_TYPE_VA, p->tx.ep, rc,
+		                          DAT_COMPLETION_DEFAULT_FLAG, &ctx));
+		bad += !next_ok(p->tx.req_evd, 0xb01);
+		bad += !next_ok(p->tx.req_evd, 0xb02);
+		memset(&ev, 0, sizeof(ev));
+		bad += ft_wait(p->tx.req_evd, FT_TIMEOUT_US, &ev) !=
+		               DAT_SUCCESS ||
+		       ev.event_number != DAT_RMR_BIND_COMPLETION_EVENT ||
+		       ev.event_data.rmr_completion_event_data.user_cookie
+		                       .as_64 != 0xb03 ||
+		       ev.event_data.rmr_completion_event_data.status !=
+		               DAT_RMR_BIND_SUCCESS;
+		FT_REQUIRE(ft_wait(p->rx.recv_evd, FT_TIMEOUT_US, &ev) ==
+		                   DAT_SUCCESS,
+		           "the send of round %ld arrives", it);
+	}
+	FT_CHECK(bad == 0,
+	         "%ld x an RDMA Write of %zu bytes, a Send and an RMR bind "
+	         "complete in posting order (%d out of place)",
+	         iters, len, bad);
+	/* With nothing outstanding, a bind completes at once. */
+	rc.as_64 = 0xb04;
+	FT_DAT_CHECK(dat_rmr_bind(rmr, src->lmr, &win,
+	                          DAT_MEM_PRIV_REMOTE_READ_FLAG, DAT_VA_TYPE_VA,
+	                          p->tx.ep, rc, DAT_COMPLETION_DEFAULT_FLAG,
+	                          &ctx));
+	memset(&ev, 0, sizeof(ev));
+	if (ft_wait(p->tx.req_evd, FT_TIMEOUT_US, &ev) != DAT_SUCCESS)
+		ev.event_number = 0;
+	FT_CHECK(ev.event_number == DAT_RMR_BIND_COMPLETION_EVENT &&
+	                 ev.event_data.rmr_completion_event_data.user_cookie
+	                                 .as_64 == 0xb04,
+	         "a bind with no request outstanding completes: %s",
+	         ft_event_desc(&ev));
+	FT_DAT_CHECK(dat_rmr_free(rmr));
 }
 
 static void check_order_suppress(struct pair *p, struct ft_mr *src,
@@ -1018,6 +1091,10 @@ int main(int argc, char **argv)
 	                    max_rdma < ((size_t)1 << 18) ? max_rdma
 	                                                 : ((size_t)1 << 18),
 	                    ft_iterations(4));
+	check_bind_order(&p, &src, &dst,
+	                 max_rdma < ((size_t)1 << 18) ? max_rdma
+	                                              : ((size_t)1 << 18),
+	                 ft_iterations(4));
 	check_post_errors(&p, &src, &dst);
 	pair_close(&p);
 
