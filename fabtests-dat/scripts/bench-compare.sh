@@ -283,9 +283,13 @@ function fast(list, lim,    n, a, i, out) {
 	return out
 }
 # Both modes by state: a median lands in either state when slow runs are
-# near half, so compare the fast runs, and count the slow ones.
+# near half, so compare the fast runs, and count the slow ones (where the
+# slowest run is under 60% of the best: a spread, not two states, else).
 function states(d, r,    a, n, lim, td, tr, fd, fr, nd, nr) {
 	n = sortv(d " " r, a)
+	# Two states only where some run fell far below the best.
+	if (a[1] + 0 >= 0.6 * a[n])
+		return
 	lim = 0.8 * a[n]
 	td = sortv(d, a)
 	tr = sortv(r, a)
