@@ -184,9 +184,14 @@ void dofi_dto_order_drop(dofi_ep_t *ep)
 	pthread_mutex_unlock(&ep->req_evd->lock);
 }
 
-/* Before a request is posted, where the fabric needs it: its order role. */
+/* Before a request is posted: its order role, where the fabric needs one. */
 static inline void dofi_order_prepare(dofi_ep_t *ep, dofi_op_t *op, int late)
 {
+	if (!ep->obj.ia->late_order) {
+		op->late = 0;
+		op->wait = 0;
+		return;
+	}
 	op->late = (uint8_t)late;
 	if (late)
 		atomic_fetch_add(&ep->late_posted, 1);
@@ -686,12 +691,7 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	wflags = type == DOFI_OP_WRITE && !op->suppress
 	                 ? ep->obj.ia->write_flags
 	                 : 0;
-	if (ep->obj.ia->late_order) {
-		dofi_order_prepare(ep, op, type == DOFI_OP_READ || wflags != 0);
-	} else {
-		op->late = 0;
-		op->wait = 0;
-	}
+	dofi_order_prepare(ep, op, type == DOFI_OP_READ || wflags != 0);
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 
 	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
@@ -810,12 +810,7 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	op->len = len;
 	op->type = type;
 	op->suppress = (uint8_t)suppress;
-	if (ep->obj.ia->late_order) {
-		dofi_order_prepare(ep, op, type == DOFI_OP_READ || wflags != 0);
-	} else {
-		op->late = 0;
-		op->wait = 0;
-	}
+	dofi_order_prepare(ep, op, type == DOFI_OP_READ || wflags != 0);
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 	buf = (void *)(uintptr_t)segs->virtual_address;
 	desc = lmr->desc;
