@@ -265,6 +265,23 @@ static void run_posters(struct shared_ep *se, int mode, long base, long count)
 	free(p);
 }
 
+/* n receives of 64 bytes at the server, receive i into slot i. */
+static void post_recvs(struct shared_ep *se, long n)
+{
+	DAT_LMR_TRIPLET t;
+	DAT_DTO_COOKIE ck;
+	long i;
+
+	for (i = 0; i < n; i++) {
+		t = ft_lmr_iov(&se->sm, (size_t)i * 64, 64);
+		ck.as_64 = (uint64_t)i;
+		FT_REQUIRE(dat_ep_post_recv(se->s.ep, 1, &t, ck,
+		                            DAT_COMPLETION_DEFAULT_FLAG) ==
+		                   DAT_SUCCESS,
+		           "post receive %ld", i);
+	}
+}
+
 static void check_one_ep(void)
 {
 	struct shared_ep se;
@@ -273,8 +290,6 @@ static void check_one_ep(void)
 	long k, base, fails0;
 	long *next;
 	size_t len = (size_t)total * 64;
-	DAT_LMR_TRIPLET t;
-	DAT_DTO_COOKIE ck;
 	DAT_EVENT ev;
 	int tid;
 
@@ -305,15 +320,7 @@ static void check_one_ep(void)
 		long cnt = iters - base < k ? iters - base : k;
 		long n = (long)nthr * cnt;
 
-		for (i = 0; i < n; i++) {
-			t = ft_lmr_iov(&se.sm, (size_t)i * 64, 64);
-			ck.as_64 = (uint64_t)i;
-			FT_REQUIRE(
-			        dat_ep_post_recv(se.s.ep, 1, &t, ck,
-			                         DAT_COMPLETION_DEFAULT_FLAG) ==
-			                DAT_SUCCESS,
-			        "post receive %ld", i);
-		}
+		post_recvs(&se, n);
 		run_posters(&se, POST_SEND, base, cnt);
 		for (i = 0; i < n; i++) {
 			unsigned char *b;
@@ -414,15 +421,7 @@ static void check_one_ep(void)
 		for (i = base; i < base + cnt; i++)
 			sends += !is_write(POST_MIX, i);
 		sends *= nthr;
-		for (i = 0; i < sends; i++) {
-			t = ft_lmr_iov(&se.sm, (size_t)i * 64, 64);
-			ck.as_64 = (uint64_t)i;
-			FT_REQUIRE(
-			        dat_ep_post_recv(se.s.ep, 1, &t, ck,
-			                         DAT_COMPLETION_DEFAULT_FLAG) ==
-			                DAT_SUCCESS,
-			        "post receive %ld", i);
-		}
+		post_recvs(&se, sends);
 		run_posters(&se, POST_MIX, base, cnt);
 		for (i = 0; i < sends; i++) {
 			if (ft_wait(se.s.recv_evd, FT_TIMEOUT_US, &ev) !=
