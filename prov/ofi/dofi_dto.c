@@ -423,12 +423,23 @@ void dofi_dto_after_flushed(dofi_op_t *op)
 {
 	dofi_ep_t *ep = op->ep;
 	dofi_evd_t *evd = ep->req_evd;
+	uint32_t idx = (uint32_t)(op - ep->req_pool.ops), i, j = 0, n = 0;
+	DAT_EVENT evs[DOFI_AFTER_MAX];
 
 	if (evd == NULL)
 		return;
+	/* Taken out under the lock, posted as any event (waiters woken). */
 	pthread_mutex_lock(&evd->lock);
-	dofi_after_push(ep, evd, (uint32_t)(op - ep->req_pool.ops));
+	for (i = 0; i < ep->nafter; i++) {
+		if (ep->after[i].op == idx)
+			evs[n++] = ep->after[i].ev;
+		else
+			ep->after[j++] = ep->after[i];
+	}
+	ep->nafter = j;
 	pthread_mutex_unlock(&evd->lock);
+	for (i = 0; i < n; i++)
+		(void)dofi_evd_post(evd, &evs[i]);
 }
 
 /* A completion with an error the provider detected itself. */
