@@ -107,6 +107,23 @@ static DAT_DTO_COMPLETION_STATUS dofi_dto_status(int err, uint8_t type)
 	}
 }
 
+/* An error completion's status; any but a flush breaks the connection. */
+static DAT_DTO_COMPLETION_STATUS dofi_dto_err_status(dofi_op_t *op, int err,
+                                                     int prov_errno)
+{
+	DAT_DTO_COMPLETION_STATUS st = dofi_dto_status(err, op->type);
+
+	if (st != DAT_DTO_ERR_FLUSHED) {
+		op->ep->dto_error = 1;
+		dof_info(DOFI_LOG,
+		         "EP %p: %s completed with %s (prov_errno %d)",
+		         (void *)op->ep,
+		         op->type == DOFI_OP_RECV ? "receive" : "request",
+		         fi_strerror(err), prov_errno);
+	}
+	return st;
+}
+
 int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
                           dofi_evd_t *evd, int locked)
 {
@@ -123,16 +140,7 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 		dofi_cm_rtu_complete(op, err->err ? err->err : FI_EOTHER);
 		return 1;
 	}
-	st = dofi_dto_status(err->err, op->type);
-	if (st != DAT_DTO_ERR_FLUSHED) {
-		op->ep->dto_error = 1;
-		dof_info(DOFI_LOG,
-		         "EP %p: %s completed with %s (prov_errno "
-		         "%d)",
-		         (void *)op->ep,
-		         op->type == DOFI_OP_RECV ? "receive" : "request",
-		         fi_strerror(err->err), err->prov_errno);
-	}
+	st = dofi_dto_err_status(op, err->err, err->prov_errno);
 	/* A message larger than its receive breaks the connection. */
 	if (op->type == DOFI_OP_RECV &&
 	    (err->err == FI_ETRUNC || err->err == FI_ETOOSMALL))
@@ -228,14 +236,14 @@ static void dofi_order_push(dofi_op_t *op, dofi_evd_t *evd,
 	int suppress = op->suppress && st == DAT_DTO_SUCCESS;
 
 	memset(&ev, 0, sizeof(ev));
+	dofi_dto_fill(&ev, evd, op, st, len);
+	op->late = 0;
+	op->wait = 0;
 	if (posted == DOFI_POSTED_AFTER) {
-		dofi_dto_fill(&ev, evd, op, st, len);
-		op->late = 0;
-		op->wait = 0;
 		(void)dofi_dto_after(op, &ev, evd, 1, suppress);
 		return;
 	}
-	dofi_order_fill(op, &ev, evd, st, len);
+	dofi_op_release(op);
 	if (!suppress)
 		(void)dofi_evd_push_locked(evd, &ev);
 }
@@ -276,20 +284,10 @@ static void dofi_order_fail_held(dofi_ep_t *ep)
 			ep->req_pool.ops[i].hstatus = DAT_DTO_ERR_FLUSHED;
 }
 
-/* A completion's status; an error breaks the connection. */
+/* A completion's status (err 0: success). */
 static DAT_DTO_COMPLETION_STATUS dofi_order_status(dofi_op_t *op, int err)
 {
-	DAT_DTO_COMPLETION_STATUS st;
-
-	if (err == 0)
-		return DAT_DTO_SUCCESS;
-	st = dofi_dto_status(err, op->type);
-	if (st != DAT_DTO_ERR_FLUSHED) {
-		op->ep->dto_error = 1;
-		dof_info(DOFI_LOG, "EP %p: request completed with %s",
-		         (void *)op->ep, fi_strerror(err));
-	}
-	return st;
+	return err == 0 ? DAT_DTO_SUCCESS : dofi_dto_err_status(op, err, 0);
 }
 
 int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
@@ -355,18 +353,20 @@ int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
  * been reported by then.
  */
 
-/* The events waiting behind op idx, onto the ring. evd->lock held. */
-static void dofi_after_push(dofi_ep_t *ep, dofi_evd_t *evd, uint32_t idx)
+/* Take the events waiting behind op idx into out[], in order; how many.
+ * evd->lock held. */
+static uint32_t dofi_after_take(dofi_ep_t *ep, uint32_t idx, DAT_EVENT *out)
 {
-	uint32_t i, j = 0;
+	uint32_t i, j = 0, n = 0;
 
 	for (i = 0; i < ep->nafter; i++) {
 		if (ep->after[i].op == idx)
-			(void)dofi_evd_push_locked(evd, &ep->after[i].ev);
+			out[n++] = ep->after[i].ev;
 		else
 			ep->after[j++] = ep->after[i];
 	}
 	ep->nafter = j;
+	return n;
 }
 
 dof_status_t dofi_dto_post_after(dofi_ep_t *ep, const DAT_EVENT *ev)
@@ -406,12 +406,16 @@ int dofi_dto_after(dofi_op_t *op, DAT_EVENT *ev, dofi_evd_t *evd, int locked,
                    int suppress)
 {
 	dofi_ep_t *ep = op->ep;
+	DAT_EVENT evs[DOFI_AFTER_MAX];
+	uint32_t i, n;
 
 	if (!locked)
 		pthread_mutex_lock(&evd->lock);
 	else if (!suppress)
 		(void)dofi_evd_push_locked(evd, ev); /* its own comes first */
-	dofi_after_push(ep, evd, (uint32_t)(op - ep->req_pool.ops));
+	n = dofi_after_take(ep, (uint32_t)(op - ep->req_pool.ops), evs);
+	for (i = 0; i < n; i++)
+		(void)dofi_evd_push_locked(evd, &evs[i]);
 	/* Given back under the lock: no bind can mark its next use yet. */
 	dofi_op_release(op);
 	if (!locked)
@@ -423,20 +427,14 @@ void dofi_dto_after_flushed(dofi_op_t *op)
 {
 	dofi_ep_t *ep = op->ep;
 	dofi_evd_t *evd = ep->req_evd;
-	uint32_t idx = (uint32_t)(op - ep->req_pool.ops), i, j = 0, n = 0;
 	DAT_EVENT evs[DOFI_AFTER_MAX];
+	uint32_t i, n;
 
 	if (evd == NULL)
 		return;
 	/* Taken out under the lock, posted as any event (waiters woken). */
 	pthread_mutex_lock(&evd->lock);
-	for (i = 0; i < ep->nafter; i++) {
-		if (ep->after[i].op == idx)
-			evs[n++] = ep->after[i].ev;
-		else
-			ep->after[j++] = ep->after[i];
-	}
-	ep->nafter = j;
+	n = dofi_after_take(ep, (uint32_t)(op - ep->req_pool.ops), evs);
 	pthread_mutex_unlock(&evd->lock);
 	for (i = 0; i < n; i++)
 		(void)dofi_evd_post(evd, &evs[i]);
