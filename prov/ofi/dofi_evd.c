@@ -146,14 +146,14 @@ static int dofi_evd_drain_cq(dofi_evd_t *evd, struct fid_cq *cq, uint32_t limit)
 			if (fi_cq_readerr(cq, &err, 0) != 1)
 				break;
 			if (dofi_dto_complete_err(&err, &ev, evd, 1) == 0)
-				(void)dofi_ring_push(evd, &ev);
+				(void)dofi_evd_push_locked(evd, &ev);
 			continue;
 		}
 		if (n <= 0)
 			break;
 		for (i = 0; i < n; i++)
 			if (dofi_dto_complete(&entries[i], &ev, evd, 1) == 0)
-				(void)dofi_ring_push(evd, &ev);
+				(void)dofi_evd_push_locked(evd, &ev);
 	}
 	/* Counted on the ring: a completion may release held ones too. */
 	return (int)(atomic_load(&evd->count) - start);
