@@ -223,7 +223,8 @@ static void dofi_cm_flush_requests(dofi_ep_t *ep)
 {
 	uint32_t i;
 
-	if (ep->req_evd != NULL)
+	/* Nothing posted, nothing to pull in: the CQ holds none of ours. */
+	if (ep->req_evd != NULL && dofi_pool_used(&ep->req_pool) > 0)
 		dofi_evd_flush_cq(ep->req_evd, 1);
 	dofi_dto_order_drop(ep);
 	if (dofi_pool_used(&ep->req_pool) == 0)
@@ -737,6 +738,8 @@ DAT_RETURN dofi_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
 /* Request the shutdown once posted requests have completed. lock held. */
 static int dofi_cm_requests_done(dofi_ep_t *ep)
 {
+	if (dofi_pool_used(&ep->req_pool) == 0)
+		return 1;
 	/* Pull completions into the ring so the count is true. */
 	if (ep->req_evd != NULL)
 		dofi_evd_flush_cq(ep->req_evd, 1);
