@@ -886,6 +886,11 @@ DAT_RETURN dofi_cr_reject(DAT_CR_HANDLE, DAT_COUNT, const DAT_PVOID);
 DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE, DAT_CONN_QUAL);
 /* Read and handle every pending EQ event. Safe from any thread. */
 void dofi_cm_progress(dofi_ia_t *ia);
+/*
+ * The same, stopping once an event is in until's ring (a consumer's
+ * dequeue: it takes that one now and reads on at its next call).
+ */
+void dofi_cm_progress_until(dofi_ia_t *ia, dofi_evd_t *until);
 /* Connect timeouts that expired. */
 void dofi_cm_check_timers(dofi_ia_t *ia);
 /*

@@ -1805,6 +1805,11 @@ static void dofi_cm_error(dofi_ia_t *ia, const struct fi_eq_err_entry *err)
 
 void dofi_cm_progress(dofi_ia_t *ia)
 {
+	dofi_cm_progress_until(ia, NULL);
+}
+
+void dofi_cm_progress_until(dofi_ia_t *ia, dofi_evd_t *until)
+{
 	/* fi_eq_cm_entry, then the CM data libfabric carries. */
 	union {
 		struct fi_eq_cm_entry cm;
@@ -1812,6 +1817,7 @@ void dofi_cm_progress(dofi_ia_t *ia)
 	} buf;
 	uint32_t event;
 	uint64_t epoch;
+	int early = 0;
 	ssize_t rc;
 
 	if (pthread_mutex_trylock(&ia->eq_lock) != 0)
@@ -1889,12 +1895,20 @@ void dofi_cm_progress(dofi_ia_t *ia)
 			dof_debug(DOFI_LOG, "EQ event %u ignored", event);
 			break;
 		}
+		/*
+		 * The event the caller waits for is in: the rest, and the
+		 * data progress below, wait for its next call.
+		 */
+		if (until != NULL && atomic_load(&until->count) > 0) {
+			early = 1;
+			break;
+		}
 	}
 	/*
 	 * With no progress thread, whoever waits for connection events
 	 * also moves data, so that a peer's disconnect is seen.
 	 */
-	if (dofi_progress_off(ia)) {
+	if (dofi_progress_off(ia) && !early) {
 		dofi_list_t *e;
 
 		for (e = ia->objs[DOFI_OBJ_EVD].next;

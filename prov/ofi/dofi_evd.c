@@ -740,7 +740,7 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 		if (!atomic_load_explicit(&ia->cm_polled, memory_order_relaxed))
 			atomic_store_explicit(&ia->cm_polled, 1,
 			                      memory_order_relaxed);
-		dofi_cm_progress(ia);
+		dofi_cm_progress_until(ia, evd);
 		if (dofi_ring_take(evd, event))
 			return DAT_SUCCESS;
 	} else if (dofi_progress_off(evd->obj.ia)) {
