@@ -305,7 +305,7 @@ typedef struct dofi_op {
 	 * answer; otherwise wait, the late ones posted before it. */
 	uint8_t late;
 	uint32_t next; /* free list / pending / held list link */
-	uint32_t seq;  /* receives: posting order, for flushing */
+	uint32_t seq;  /* posting order in its pool, for flushing */
 	uint32_t wait;
 	uint8_t hstatus; /* held: its DAT_DTO_COMPLETION_STATUS */
 	struct iovec *iov;
@@ -375,6 +375,7 @@ typedef struct dofi_ep {
 	dofi_pool_t req_pool;
 	dofi_pool_t recv_pool;
 	_Atomic uint32_t recv_seq; /* next receive's dofi_op_t.seq */
+	_Atomic uint32_t req_seq;  /* next request's dofi_op_t.seq */
 	/* Receives posted while there is no fi_ep, in posting order. */
 	uint32_t pend_head, pend_tail;
 	/* Addresses reported by dat_ep_query. */

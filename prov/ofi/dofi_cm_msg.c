@@ -169,16 +169,36 @@ static int dofi_cm_seq_cmp(const void *a, const void *b)
 }
 
 /*
+ * The ops of pool still posted, in posting order (the pool's own order is
+ * its free list's), into *ops (malloc'd, the caller frees it); how many.
+ * Without memory for that, *ops is NULL and the caller goes through the
+ * pool in its order.
+ */
+static uint32_t dofi_cm_posted_ops(dofi_pool_t *pool, dofi_op_t ***ops)
+{
+	uint32_t i, n = 0, seen = dofi_pool_seen(pool);
+	dofi_op_t **v = malloc((seen ? seen : 1) * sizeof(*v));
+
+	*ops = v;
+	if (v == NULL)
+		return 0;
+	for (i = 0; i < seen; i++)
+		if (atomic_load(&pool->ops[i].posted))
+			v[n++] = &pool->ops[i];
+	qsort(v, n, sizeof(*v), dofi_cm_seq_cmp);
+	return n;
+}
+
+/*
  * Cancel every receive still posted to the fi_ep (FI_ECANCELED, reported
  * as DAT_DTO_ERR_FLUSHED) when the connection ends: providers that flush
  * on their own have nothing left to cancel. sockets reports each cancel
- * as it is made, so they are made in posting order (the pool's order is
- * its free list's). Without memory for the sort, in pool order.
+ * as it is made, so they are made in posting order.
  */
 static void dofi_cm_cancel_recvs(dofi_ep_t *ep)
 {
 	dofi_op_t **ops;
-	uint32_t i, n = 0, seen;
+	uint32_t i, n;
 
 	if (ep->fep == NULL)
 		return;
@@ -187,24 +207,32 @@ static void dofi_cm_cancel_recvs(dofi_ep_t *ep)
 		(void)fi_cancel(&ep->fep->fid, &ep->rtu_op);
 	if (dofi_pool_used(&ep->recv_pool) == 0)
 		return;
-	seen = dofi_pool_seen(&ep->recv_pool);
-	ops = malloc(seen * sizeof(*ops));
-	for (i = 0; i < seen; i++) {
-		dofi_op_t *op = &ep->recv_pool.ops[i];
-
-		if (!atomic_load(&op->posted))
-			continue;
-		if (ops != NULL)
-			ops[n++] = op;
-		else
-			(void)fi_cancel(&ep->fep->fid, op);
-	}
-	if (ops == NULL)
+	n = dofi_cm_posted_ops(&ep->recv_pool, &ops);
+	if (ops == NULL) {
+		for (i = 0; i < dofi_pool_seen(&ep->recv_pool); i++)
+			if (atomic_load(&ep->recv_pool.ops[i].posted))
+				(void)fi_cancel(&ep->fep->fid,
+				                &ep->recv_pool.ops[i]);
 		return;
-	qsort(ops, n, sizeof(*ops), dofi_cm_seq_cmp);
+	}
 	for (i = 0; i < n; i++)
 		(void)fi_cancel(&ep->fep->fid, ops[i]);
 	free(ops);
+}
+
+/* Report one request of the flush below. */
+static void dofi_cm_flush_request(dofi_ep_t *ep, dofi_op_t *op)
+{
+	uint8_t posted =
+	        atomic_load(&op->posted) ? atomic_exchange(&op->posted, 0) : 0;
+
+	if (posted != 0) {
+		dofi_dto_flush_op(op);
+		/* An RMR bind's completion that followed it. */
+		if (posted == DOFI_POSTED_AFTER)
+			dofi_dto_after_flushed(op);
+		ep->cq_stale = 1; /* libfabric may still report it */
+	}
 }
 
 /*
@@ -221,7 +249,8 @@ static void dofi_cm_cancel_recvs(dofi_ep_t *ep)
  */
 static void dofi_cm_flush_requests(dofi_ep_t *ep)
 {
-	uint32_t i;
+	dofi_op_t **ops;
+	uint32_t i, n;
 
 	/* Nothing posted, nothing to pull in: the CQ holds none of ours. */
 	if (ep->req_evd != NULL && dofi_pool_used(&ep->req_pool) > 0)
@@ -233,21 +262,16 @@ static void dofi_cm_flush_requests(dofi_ep_t *ep)
 	         "EP %p: %d requests still posted after the "
 	         "connection ended: flushed",
 	         (void *)ep, (int)dofi_pool_used(&ep->req_pool));
-	for (i = 0; i < dofi_pool_seen(&ep->req_pool); i++) {
-		dofi_op_t *op = &ep->req_pool.ops[i];
-
-		uint8_t posted = atomic_load(&op->posted)
-		                         ? atomic_exchange(&op->posted, 0)
-		                         : 0;
-
-		if (posted != 0) {
-			dofi_dto_flush_op(op);
-			/* An RMR bind's completion that followed it. */
-			if (posted == DOFI_POSTED_AFTER)
-				dofi_dto_after_flushed(op);
-			ep->cq_stale = 1; /* libfabric may still report it */
-		}
+	/* In posting order, as an InfiniBand send queue flushes. */
+	n = dofi_cm_posted_ops(&ep->req_pool, &ops);
+	if (ops == NULL) {
+		for (i = 0; i < dofi_pool_seen(&ep->req_pool); i++)
+			dofi_cm_flush_request(ep, &ep->req_pool.ops[i]);
+		return;
 	}
+	for (i = 0; i < n; i++)
+		dofi_cm_flush_request(ep, ops[i]);
+	free(ops);
 }
 
 /* Move everything the EP's CQs hold into its EVDs. ia->lock held. */

@@ -192,9 +192,16 @@ void dofi_dto_order_drop(dofi_ep_t *ep)
 	pthread_mutex_unlock(&ep->req_evd->lock);
 }
 
-/* Before a request is posted: its order role, where the fabric needs one. */
+/*
+ * Before a request is posted: its place in posting order, for a flush at
+ * the connection's end (a load and a store, as for receives: requests
+ * posted at once by two threads have no order to keep), and its order
+ * role, where the fabric needs one.
+ */
 static inline void dofi_order_prepare(dofi_ep_t *ep, dofi_op_t *op, int late)
 {
+	op->seq = atomic_load_explicit(&ep->req_seq, memory_order_relaxed);
+	atomic_store_explicit(&ep->req_seq, op->seq + 1, memory_order_relaxed);
 	if (!ep->obj.ia->late_order) {
 		op->late = 0;
 		op->wait = 0;
