@@ -792,24 +792,43 @@ out:
  * Sends posted when the connection ends abruptly all complete, once
  * each: flushed, or successful where the fabric had finished one (the
  * peer posts no receive, so 4 MiB sends are likely still in flight). A
- * send never reported, or reported twice, fails.
+ * send never reported, or reported twice, fails. They complete in
+ * posting order, as an InfiniBand send queue flushes: four small sends
+ * first, each reaped, so that the provider reuses its contexts in
+ * another order than it first handed them out.
  */
 static void check_flush_requests(void)
 {
 	const size_t len = (size_t)4 << 20;
 	struct pair p;
-	struct ft_mr smr;
-	DAT_LMR_TRIPLET s;
+	struct ft_mr smr, rmr;
+	DAT_LMR_TRIPLET s, r;
 	DAT_DTO_COOKIE c;
 	DAT_EVENT ev;
-	int i, seen = 0, flushed = 0, n;
+	int i, seen = 0, flushed = 0, n, next = 0, out_of_order = 0;
 
 	if (attr.max_message_size < len)
 		return;
 	pair_open(&p, &attr);
 	FT_DAT_OK(ft_mr_create(&ta, ta.pz, len, DAT_MEM_PRIV_ALL_FLAG, &smr));
+	FT_DAT_OK(ft_mr_create(&ra, ra.pz, 4096, DAT_MEM_PRIV_ALL_FLAG, &rmr));
 	if (!pair_connect(&p))
 		goto out;
+	s = ft_lmr_iov(&smr, 0, 64);
+	for (i = 0; i < 4; i++) {
+		r = ft_lmr_iov(&rmr, 1024 * (size_t)i, 1024);
+		c.as_64 = 0xc000 + (uint64_t)i;
+		FT_DAT_CHECK(dat_ep_post_recv(p.rx.ep, 1, &r, c,
+		                              DAT_COMPLETION_DEFAULT_FLAG));
+		FT_DAT_CHECK(dat_ep_post_send(p.tx.ep, 1, &s, c,
+		                              DAT_COMPLETION_DEFAULT_FLAG));
+	}
+	for (i = 0; i < 4; i++) {
+		FT_CHECK(next_ok(p.tx.req_evd, 0xc000 + (uint64_t)i),
+		         "small send %d completes", i);
+		FT_CHECK(next_ok(p.rx.recv_evd, 0xc000 + (uint64_t)i),
+		         "small send %d arrives", i);
+	}
 	s = ft_lmr_iov(&smr, 0, len);
 	for (i = 0; i < 4; i++) {
 		c.as_64 = 0xd000 + (uint64_t)i;
@@ -840,14 +859,21 @@ static void check_flush_requests(void)
 		}
 		seen |= 1 << (d->user_cookie.as_64 - 0xd000);
 		flushed += d->status == DAT_DTO_ERR_FLUSHED;
+		out_of_order += d->user_cookie.as_64 != 0xd000 + (uint64_t)next;
+		next++;
 	}
 	FT_CHECK(seen == 0xf,
 	         "abrupt disconnect: each of 4 posted 4 MiB sends completes "
 	         "once, success or flushed (seen mask %#x, %d flushed)",
 	         seen, flushed);
+	FT_CHECK(out_of_order == 0,
+	         "abrupt disconnect: the 4 sends complete in posting order "
+	         "(%d of %d out of place, %d flushed)",
+	         out_of_order, next, flushed);
 out:
 	pair_close(&p);
 	ft_mr_free(&smr);
+	ft_mr_free(&rmr);
 }
 
 static void check_too_small(void)
