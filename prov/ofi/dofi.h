@@ -301,13 +301,16 @@ typedef struct dofi_op {
 	 * wait to follow its own (dofi_dto_post_after). 0: neither. */
 	_Atomic uint8_t posted;
 	/* Requests where the fabric completes some out of order
-	 * (ia->late_order, dofi_dto.c): late, it completes on the target's
-	 * answer; otherwise wait, the late ones posted before it. */
+	 * (ia->late_order, dofi_dto.c): late, it may complete after later
+	 * requests, and wait is its number among the late ones; otherwise
+	 * wait is how many late ones were posted before it. */
 	uint8_t late;
 	uint32_t next; /* free list / pending / held list link */
 	uint32_t seq;  /* posting order in its pool, for flushing */
 	uint32_t wait;
-	uint8_t hstatus; /* held: its DAT_DTO_COMPLETION_STATUS */
+	/* held: its DAT_DTO_COMPLETION_STATUS (DOFI_HSTATUS_UNPOSTED: a
+	 * late request whose post failed, taking its turn) */
+	uint8_t hstatus;
 	struct iovec *iov;
 	void **desc;
 	uint32_t iov_count;
@@ -439,10 +442,10 @@ typedef struct dofi_ep {
 	void **recv_desc_block;
 	/*
 	 * Request completions in posting order (ia->late_order, dofi_dto.c):
-	 * late requests posted and settled (completed, or not posted after
-	 * all), and the requests held until the late ones before them
-	 * settle (req_pool indices, under req_evd->lock). Reset with each
-	 * libfabric endpoint.
+	 * late requests numbered, and reported in their order (a failed
+	 * post takes its turn too), and the requests held until their turn,
+	 * in posting order (req_pool indices, under req_evd->lock). Reset
+	 * with each libfabric endpoint.
 	 */
 	_Atomic uint32_t late_posted;
 	_Atomic uint32_t late_settled;

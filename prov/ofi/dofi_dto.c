@@ -159,18 +159,28 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
  * completes a send, or a write without FI_DELIVERY_COMPLETE, once it is
  * sent, but an RDMA Read, or an acknowledged write, only when the target
  * answers: a send posted after a read completed before it. Where that is
- * so (ia->late_order), a late request counts in ep->late_posted before it
- * is posted, and in ep->late_settled once it completes (tcp answers in
- * order) or its post failed; any other request notes late_posted before
- * its post (op->wait), and its completion is held on the EP's list until
- * late_settled reaches that: then it is reported, after the late ones
- * before it. Requests the consumer posts from several threads at once
- * have no order between them to keep; and since counting a late request
- * and posting it are two steps, a thread's request can come out after a
- * later one of its own while another thread, between the two, posts a
- * late request. Nothing is lost or held for good: a held request waits
- * only for late requests counted before it, each of which settles.
+ * so (ia->late_order), a late request takes the next number of
+ * ep->late_posted before it is posted (op->wait), and any other request
+ * notes how many late ones came before it (op->wait too). ep->late_settled
+ * counts the late requests reported, in their order: a request whose
+ * completion comes before its turn (a non-late one with late ones before
+ * it still out; a late one whose number is not late_settled's) waits on
+ * the EP's held list, kept in posting order, and is reported when its
+ * turn comes. tcp answers late requests in order; it flushes its queues
+ * one after the other when a connection fails (unsent requests, then
+ * reads, then acknowledged writes), and those come back in that order.
+ * A late request whose post failed takes its turn without an event.
+ *
+ * Requests the consumer posts from several threads at once have no order
+ * between them to keep; and since counting a late request and posting it
+ * are two steps, a thread's request can come out after a later one of
+ * its own while another thread, between the two, posts a late request.
+ * Nothing is lost or held for good: a held request waits only for late
+ * requests counted before it, each of which takes its turn.
  */
+
+/* A late request whose post failed, held until its turn (no event). */
+#define DOFI_HSTATUS_UNPOSTED 0xff
 
 void dofi_dto_order_reset(dofi_ep_t *ep)
 {
@@ -184,9 +194,17 @@ void dofi_dto_order_reset(dofi_ep_t *ep)
 
 void dofi_dto_order_drop(dofi_ep_t *ep)
 {
+	uint32_t i, next;
+
 	if (ep->req_evd == NULL)
 		return;
 	pthread_mutex_lock(&ep->req_evd->lock);
+	/* The others are still posted: the flush of requests takes them. */
+	for (i = ep->held_head; i != DOFI_POOL_NONE; i = next) {
+		next = ep->req_pool.ops[i].next;
+		if (ep->req_pool.ops[i].hstatus == DOFI_HSTATUS_UNPOSTED)
+			dofi_pool_put(&ep->req_pool, &ep->req_pool.ops[i]);
+	}
 	ep->held_head = ep->held_tail = DOFI_POOL_NONE;
 	atomic_store(&ep->held_n, 0);
 	pthread_mutex_unlock(&ep->req_evd->lock);
@@ -208,20 +226,43 @@ static inline void dofi_order_prepare(dofi_ep_t *ep, dofi_op_t *op, int late)
 		return;
 	}
 	op->late = (uint8_t)late;
-	if (late)
-		atomic_fetch_add(&ep->late_posted, 1);
+	if (op->late)
+		op->wait = atomic_fetch_add(&ep->late_posted, 1);
 	else
 		op->wait = atomic_load_explicit(&ep->late_posted,
 		                                memory_order_relaxed);
 }
 
-/* The post failed: a late request settles without a completion. */
-static void dofi_order_unposted(dofi_ep_t *ep, dofi_op_t *op)
+/* Whether op comes before held op h: a non-late request that waits for w
+ * late ones was posted between late requests w - 1 and w. */
+static int dofi_order_before(const dofi_op_t *op, const dofi_op_t *h)
 {
-	if (op->late)
-		atomic_fetch_add(&ep->late_settled, 1);
-	op->late = 0;
-	op->wait = 0;
+	if (op->wait != h->wait)
+		return (int32_t)(op->wait - h->wait) < 0;
+	if (op->late != h->late)
+		return !op->late;
+	return (int32_t)(op->seq - h->seq) < 0;
+}
+
+/* Put op on the held list, in posting order. evd->lock held. */
+static void dofi_order_hold(dofi_ep_t *ep, dofi_op_t *op)
+{
+	dofi_pool_t *pool = &ep->req_pool;
+	uint32_t *link = &ep->held_head;
+
+	/* Mostly in order: at the end. */
+	if (ep->held_tail == DOFI_POOL_NONE ||
+	    !dofi_order_before(op, &pool->ops[ep->held_tail])) {
+		dofi_op_list_append(pool, &ep->held_head, &ep->held_tail, op);
+	} else {
+		while (!dofi_order_before(op, &pool->ops[*link]))
+			link = &pool->ops[*link].next;
+		op->next = *link;
+		*link = (uint32_t)(op - pool->ops);
+	}
+	/* Then look at late_settled again (dofi_order_release): a late
+	 * completion that saw held_n still 0 released nothing. */
+	atomic_fetch_add(&ep->held_n, 1);
 }
 
 /* The event of an op leaving the order machinery; the op goes back. */
@@ -255,27 +296,6 @@ static void dofi_order_push(dofi_op_t *op, dofi_evd_t *evd,
 		(void)dofi_evd_push_locked(evd, &ev);
 }
 
-/* Report the held requests whose late ones have settled. evd->lock held. */
-static void dofi_order_release(dofi_ep_t *ep, dofi_evd_t *evd)
-{
-	uint32_t settled = atomic_load(&ep->late_settled);
-	uint8_t posted;
-
-	while (ep->held_head != DOFI_POOL_NONE) {
-		dofi_op_t *op = &ep->req_pool.ops[ep->held_head];
-
-		if ((int32_t)(op->wait - settled) > 0)
-			break;
-		ep->held_head = op->next;
-		if (ep->held_head == DOFI_POOL_NONE)
-			ep->held_tail = DOFI_POOL_NONE;
-		atomic_fetch_sub(&ep->held_n, 1);
-		posted = atomic_exchange(&op->posted, 0);
-		if (posted != 0)
-			dofi_order_push(op, evd, op->hstatus, op->len, posted);
-	}
-}
-
 /*
  * A late request failed: the requests held behind it were posted after
  * it, and as on InfiniBand none of those succeeds (they are flushed) even
@@ -289,6 +309,80 @@ static void dofi_order_fail_held(dofi_ep_t *ep)
 	     i = ep->req_pool.ops[i].next)
 		if (ep->req_pool.ops[i].hstatus == DAT_DTO_SUCCESS)
 			ep->req_pool.ops[i].hstatus = DAT_DTO_ERR_FLUSHED;
+}
+
+/*
+ * Report a late request whose turn it is (posted: what its completion
+ * took; 0 when a flush of requests reported it). The caller counts it in
+ * late_settled, after: a non-late completion that reads the count may be
+ * reported without the lock. evd->lock held.
+ */
+static void dofi_order_late_report(dofi_ep_t *ep, dofi_op_t *op,
+                                   dofi_evd_t *evd,
+                                   DAT_DTO_COMPLETION_STATUS st,
+                                   DAT_SEG_LENGTH len, uint8_t posted)
+{
+	if (posted == 0)
+		return;
+	dofi_order_push(op, evd, st, len, posted);
+	if (st != DAT_DTO_SUCCESS)
+		dofi_order_fail_held(ep);
+}
+
+/* Report the held requests whose turn has come. evd->lock held. */
+static void dofi_order_release(dofi_ep_t *ep, dofi_evd_t *evd)
+{
+	while (ep->held_head != DOFI_POOL_NONE) {
+		dofi_op_t *op = &ep->req_pool.ops[ep->held_head];
+		uint32_t settled = atomic_load(&ep->late_settled);
+
+		if (op->late ? op->wait != settled
+		             : (int32_t)(op->wait - settled) > 0)
+			break;
+		ep->held_head = op->next;
+		if (ep->held_head == DOFI_POOL_NONE)
+			ep->held_tail = DOFI_POOL_NONE;
+		atomic_fetch_sub(&ep->held_n, 1);
+		if (op->hstatus == DOFI_HSTATUS_UNPOSTED) {
+			op->late = 0;
+			op->wait = 0;
+			atomic_fetch_add(&ep->late_settled, 1);
+			dofi_pool_put(&ep->req_pool, op);
+		} else if (op->late) {
+			dofi_order_late_report(ep, op, evd, op->hstatus,
+			                       op->len,
+			                       atomic_exchange(&op->posted, 0));
+			atomic_fetch_add(&ep->late_settled, 1);
+		} else {
+			uint8_t posted = atomic_exchange(&op->posted, 0);
+
+			if (posted != 0)
+				dofi_order_push(op, evd, op->hstatus, op->len,
+				                posted);
+		}
+	}
+}
+
+/*
+ * The post of op failed (its posted flag is 0): a late request still
+ * takes its turn, without an event, so that what waits for it goes on.
+ * The op goes back to the pool, at once or at its turn.
+ */
+static void dofi_order_unposted(dofi_ep_t *ep, dofi_op_t *op)
+{
+	dofi_evd_t *evd = ep->req_evd;
+
+	if (!op->late || evd == NULL) {
+		op->late = 0;
+		op->wait = 0;
+		dofi_pool_put(&ep->req_pool, op);
+		return;
+	}
+	pthread_mutex_lock(&evd->lock);
+	op->hstatus = DOFI_HSTATUS_UNPOSTED;
+	dofi_order_hold(ep, op);
+	dofi_order_release(ep, evd);
+	pthread_mutex_unlock(&evd->lock);
 }
 
 /* A completion's status (err 0: success). */
@@ -305,40 +399,43 @@ int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
 	uint8_t posted;
 	int suppress;
 
-	if (op->late) {
+	/* A late request in its turn, nothing held: straight to the caller
+	 * (tcp answers in order, so this is the common case). */
+	if (op->late && !locked && op->wait == atomic_load(&ep->late_settled) &&
+	    atomic_load(&ep->held_n) == 0) {
 		posted = atomic_exchange(&op->posted, 0);
 		if (posted == 0)
 			return 1; /* a flush of requests reported it */
-		atomic_fetch_add(&ep->late_settled, 1);
 		st = dofi_order_status(op, err);
-		if (!locked && atomic_load(&ep->held_n) == 0 &&
+		atomic_fetch_add(&ep->late_settled, 1);
+		if (atomic_load(&ep->held_n) == 0 &&
 		    posted != DOFI_POSTED_AFTER) {
-			/* Nothing waits behind it: straight to the caller. */
 			suppress = op->suppress && st == DAT_DTO_SUCCESS;
 			dofi_order_fill(op, ev, evd, st, len);
 			return suppress;
 		}
-		if (!locked)
-			pthread_mutex_lock(&evd->lock);
-		dofi_order_push(op, evd, st, len, posted);
-		if (st != DAT_DTO_SUCCESS)
-			dofi_order_fail_held(ep);
+		/* Held since, or an RMR bind to follow it: by the ring. */
+		pthread_mutex_lock(&evd->lock);
+		dofi_order_late_report(ep, op, evd, st, len, posted);
 		dofi_order_release(ep, evd);
-		if (!locked)
-			pthread_mutex_unlock(&evd->lock);
+		pthread_mutex_unlock(&evd->lock);
 		return 1;
 	}
-	/* A late request before it is still out: held (see above). */
 	if (!locked)
 		pthread_mutex_lock(&evd->lock);
-	if (atomic_load(&op->posted)) {
+	if (op->late && op->wait == atomic_load(&ep->late_settled)) {
+		posted = atomic_exchange(&op->posted, 0);
+		if (posted != 0)
+			dofi_order_late_report(ep, op, evd,
+			                       dofi_order_status(op, err), len,
+			                       posted);
+		atomic_fetch_add(&ep->late_settled, 1);
+		dofi_order_release(ep, evd);
+	} else if (atomic_load(&op->posted)) {
+		/* Not its turn: held (see above). */
 		op->hstatus = (uint8_t)dofi_order_status(op, err);
 		op->len = len;
-		dofi_op_list_append(&ep->req_pool, &ep->held_head,
-		                    &ep->held_tail, op);
-		/* Then look at late_settled again: a late completion that
-		 * saw held_n still 0 released nothing. */
-		atomic_fetch_add(&ep->held_n, 1);
+		dofi_order_hold(ep, op);
 		dofi_order_release(ep, evd);
 	}
 	if (!locked)
@@ -755,7 +852,6 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	if (rc != 0) {
 		atomic_store(&op->posted, 0);
 		dofi_order_unposted(ep, op);
-		dofi_pool_put(&ep->req_pool, op);
 		dof_info(DOFI_LOG, "EP %p: post failed: %s", (void *)ep,
 		         fi_strerror((int)-rc));
 		return dofi_fi_to_dat((int)rc);
@@ -859,7 +955,6 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	/* Not posted: the slow path retries or reports it. */
 	atomic_store_explicit(&op->posted, 0, memory_order_relaxed);
 	dofi_order_unposted(ep, op);
-	dofi_pool_put(&ep->req_pool, op);
 slow:
 	return dofi_post_request_slow(h, type, nseg, segs, cookie, remote,
 	                              flags);
