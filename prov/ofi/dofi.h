@@ -579,9 +579,14 @@ typedef struct dofi_ia {
 	/* Extra op flags for RDMA writes: FI_DELIVERY_COMPLETE where a
 	 * transmit completion would hide a target's refusal. */
 	uint64_t write_flags;
-	/* Requests that complete on the target's answer (RDMA Reads, and
-	 * writes with FI_DELIVERY_COMPLETE) complete after later ones that
-	 * complete once sent (tcp): completions are put back in order. */
+	/*
+	 * Request completions that come out of posting order are put back
+	 * in order (dofi_dto.c). DOFI_ORDER_LATE: those that complete on the
+	 * target's answer (RDMA Reads, writes with FI_DELIVERY_COMPLETE)
+	 * come after later ones that complete once sent (tcp).
+	 * DOFI_ORDER_ALL: any may come after a later one (sockets answers a
+	 * Read while a Send before it waits for a receive).
+	 */
 	int late_order;
 	/* progress */
 	dofi_progress_mode_t progress_mode;
@@ -828,6 +833,8 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *event,
  */
 int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
                    dofi_evd_t *evd, int locked);
+/* ia->late_order */
+enum { DOFI_ORDER_NONE, DOFI_ORDER_LATE, DOFI_ORDER_ALL };
 /* A new libfabric endpoint: nothing late, nothing held. */
 void dofi_dto_order_reset(dofi_ep_t *ep);
 /*

@@ -220,12 +220,12 @@ static inline void dofi_order_prepare(dofi_ep_t *ep, dofi_op_t *op, int late)
 {
 	op->seq = atomic_load_explicit(&ep->req_seq, memory_order_relaxed);
 	atomic_store_explicit(&ep->req_seq, op->seq + 1, memory_order_relaxed);
-	if (!ep->obj.ia->late_order) {
+	if (ep->obj.ia->late_order == DOFI_ORDER_NONE) {
 		op->late = 0;
 		op->wait = 0;
 		return;
 	}
-	op->late = (uint8_t)late;
+	op->late = (uint8_t)(late || ep->obj.ia->late_order == DOFI_ORDER_ALL);
 	if (op->late)
 		op->wait = atomic_fetch_add(&ep->late_posted, 1);
 	else

@@ -393,7 +393,11 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	        strcmp(info->fabric_attr->prov_name, "sockets") == 0;
 	ia->trunc_ends_conn = strcmp(info->fabric_attr->prov_name, "tcp") == 0;
 	ia->write_flags = dofi_write_flags(info->fabric_attr->prov_name);
-	ia->late_order = strcmp(info->fabric_attr->prov_name, "tcp") == 0;
+	ia->late_order = strcmp(info->fabric_attr->prov_name, "tcp") == 0
+	                         ? DOFI_ORDER_LATE
+	                 : strcmp(info->fabric_attr->prov_name, "sockets") == 0
+	                         ? DOFI_ORDER_ALL
+	                         : DOFI_ORDER_NONE;
 	ia->close_ends_conn =
 	        strcmp(info->fabric_attr->prov_name, "sockets") == 0;
 	ia->cq_pollfd = strcmp(info->fabric_attr->prov_name, "tcp") == 0;
