@@ -38,7 +38,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dofi.h"
 
@@ -77,6 +79,23 @@
 static uint16_t dofi_cm_port(DAT_CONN_QUAL qual)
 {
 	return (uint16_t)(qual & 0xffff);
+}
+
+/*
+ * Whether another socket holds addr's port. sockets reports a listen on
+ * a port in use as FI_EINVAL, which would say the consumer erred; a bind
+ * of our own tells the two apart. Not on the data path.
+ */
+static int dofi_cm_port_busy(const struct sockaddr_in *addr)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0), busy;
+
+	if (fd < 0)
+		return 0;
+	busy = bind(fd, (const struct sockaddr *)addr, sizeof(*addr)) != 0 &&
+	       errno == EADDRINUSE;
+	close(fd);
+	return busy;
 }
 
 /* ---- our header ---------------------------------------------------------- */
@@ -963,9 +982,10 @@ static DAT_RETURN dofi_sp_listen(dofi_ia_t *ia, dofi_sp_t *sp,
 		sp->info = NULL;
 		dof_info(DOFI_LOG, "listening on conn_qual %llu: %s",
 		         (unsigned long long)*qual, fi_strerror(-rc));
-		return rc == -FI_EADDRINUSE || rc == -EADDRINUSE
-		               ? DAT_ERROR(DAT_CONN_QUAL_IN_USE, 0)
-		               : dofi_fi_to_dat(rc);
+		if (rc == -FI_EADDRINUSE || rc == -EADDRINUSE ||
+		    (addr.sin_port != 0 && dofi_cm_port_busy(&addr)))
+			return DAT_ERROR(DAT_CONN_QUAL_IN_USE, 0);
+		return dofi_fi_to_dat(rc);
 	}
 	return DAT_SUCCESS;
 }
