@@ -16,9 +16,11 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -54,6 +56,37 @@ static DAT_RETURN connect_to(struct ft_ep *ep, DAT_CONN_QUAL qual,
 }
 
 /* A qualifier nobody listens on (one the Provider just gave out). */
+/*
+ * A qualifier whose port a socket that is none of DAT's listens on (here
+ * one of our own, bound to every address): DAT_CONN_QUAL_IN_USE, not a
+ * bad parameter (sockets reports the port in use as FI_EINVAL).
+ */
+static void check_port_in_use(DAT_EVD_HANDLE cr_evd)
+{
+	struct sockaddr_in a;
+	socklen_t alen = sizeof(a);
+	DAT_PSP_HANDLE psp = DAT_HANDLE_NULL;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_ANY);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    listen(fd, 1) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &alen) != 0) {
+		FT_CHECK(false, "a plain TCP listener for the in-use check");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	FT_DAT_EXPECT(dat_psp_create(sia.ia, ntohs(a.sin_port), cr_evd,
+	                             DAT_PSP_CONSUMER_FLAG, &psp),
+	              DAT_CONN_QUAL_IN_USE);
+	if (psp != DAT_HANDLE_NULL)
+		(void)dat_psp_free(psp);
+	close(fd);
+}
+
 static DAT_CONN_QUAL free_qual(void)
 {
 	struct ft_listener tmp;
@@ -849,6 +882,7 @@ static void check_psp(void)
 	FT_DAT_EXPECT(dat_psp_create(sia.ia, a.qual, b.cr_evd,
 	                             DAT_PSP_CONSUMER_FLAG, &p2),
 	              DAT_CONN_QUAL_IN_USE);
+	check_port_in_use(b.cr_evd);
 	FT_DAT_OK(ft_evd_create(&sia, 8, DAT_EVD_DTO_FLAG, &dto_evd));
 	FT_DAT_EXPECT(dat_psp_create_any(sia.ia, &q, dto_evd,
 	                                 DAT_PSP_CONSUMER_FLAG, &p2),
