@@ -188,24 +188,35 @@ static int dofi_cm_seq_cmp(const void *a, const void *b)
 }
 
 /*
- * The ops of pool still posted, in posting order (the pool's own order is
- * its free list's), into *ops (malloc'd, the caller frees it); how many.
- * Without memory for that, *ops is NULL and the caller goes through the
- * pool in its order.
+ * fn(ep, op) for each op of pool still posted, in posting order (the
+ * pool's own order is its free list's); without memory for the sort, in
+ * the pool's order.
  */
-static uint32_t dofi_cm_posted_ops(dofi_pool_t *pool, dofi_op_t ***ops)
+static void dofi_cm_each_posted(dofi_ep_t *ep, dofi_pool_t *pool,
+                                void (*fn)(dofi_ep_t *, dofi_op_t *))
 {
 	uint32_t i, n = 0, seen = dofi_pool_seen(pool);
 	dofi_op_t **v = malloc((seen ? seen : 1) * sizeof(*v));
 
-	*ops = v;
-	if (v == NULL)
-		return 0;
-	for (i = 0; i < seen; i++)
-		if (atomic_load(&pool->ops[i].posted))
+	for (i = 0; i < seen; i++) {
+		if (!atomic_load(&pool->ops[i].posted))
+			continue;
+		if (v != NULL)
 			v[n++] = &pool->ops[i];
+		else
+			fn(ep, &pool->ops[i]);
+	}
+	if (v == NULL)
+		return;
 	qsort(v, n, sizeof(*v), dofi_cm_seq_cmp);
-	return n;
+	for (i = 0; i < n; i++)
+		fn(ep, v[i]);
+	free(v);
+}
+
+static void dofi_cm_cancel_recv(dofi_ep_t *ep, dofi_op_t *op)
+{
+	(void)fi_cancel(&ep->fep->fid, op);
 }
 
 /*
@@ -216,27 +227,13 @@ static uint32_t dofi_cm_posted_ops(dofi_pool_t *pool, dofi_op_t ***ops)
  */
 static void dofi_cm_cancel_recvs(dofi_ep_t *ep)
 {
-	dofi_op_t **ops;
-	uint32_t i, n;
-
 	if (ep->fep == NULL)
 		return;
 	if (ep->rtu_op.type == DOFI_OP_RTU_RECV &&
 	    atomic_load(&ep->rtu_op.posted))
 		(void)fi_cancel(&ep->fep->fid, &ep->rtu_op);
-	if (dofi_pool_used(&ep->recv_pool) == 0)
-		return;
-	n = dofi_cm_posted_ops(&ep->recv_pool, &ops);
-	if (ops == NULL) {
-		for (i = 0; i < dofi_pool_seen(&ep->recv_pool); i++)
-			if (atomic_load(&ep->recv_pool.ops[i].posted))
-				(void)fi_cancel(&ep->fep->fid,
-				                &ep->recv_pool.ops[i]);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		(void)fi_cancel(&ep->fep->fid, ops[i]);
-	free(ops);
+	if (dofi_pool_used(&ep->recv_pool) > 0)
+		dofi_cm_each_posted(ep, &ep->recv_pool, dofi_cm_cancel_recv);
 }
 
 /* Report one request of the flush below. */
@@ -268,9 +265,6 @@ static void dofi_cm_flush_request(dofi_ep_t *ep, dofi_op_t *op)
  */
 static void dofi_cm_flush_requests(dofi_ep_t *ep)
 {
-	dofi_op_t **ops;
-	uint32_t i, n;
-
 	/* Nothing posted, nothing to pull in: the CQ holds none of ours. */
 	if (ep->req_evd != NULL && dofi_pool_used(&ep->req_pool) > 0)
 		dofi_evd_flush_cq(ep->req_evd, 1);
@@ -282,15 +276,7 @@ static void dofi_cm_flush_requests(dofi_ep_t *ep)
 	         "connection ended: flushed",
 	         (void *)ep, (int)dofi_pool_used(&ep->req_pool));
 	/* In posting order, as an InfiniBand send queue flushes. */
-	n = dofi_cm_posted_ops(&ep->req_pool, &ops);
-	if (ops == NULL) {
-		for (i = 0; i < dofi_pool_seen(&ep->req_pool); i++)
-			dofi_cm_flush_request(ep, &ep->req_pool.ops[i]);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		dofi_cm_flush_request(ep, ops[i]);
-	free(ops);
+	dofi_cm_each_posted(ep, &ep->req_pool, dofi_cm_flush_request);
 }
 
 /* Move everything the EP's CQs hold into its EVDs. ia->lock held. */
