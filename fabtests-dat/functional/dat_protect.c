@@ -327,9 +327,12 @@ static void check_local(void)
 	FT_DAT_CHECK(dat_pz_free(pz2));
 }
 
-/* The next request completion is cookie's: true when it succeeded. */
+/*
+ * The next request completion is cookie's, request n (of kind s, r or w)
+ * after the refused one: true when it succeeded.
+ */
 static bool next_request(struct conn *c, uint64_t cookie, const char *name,
-                         const char *what)
+                         int n, char kind)
 {
 	DAT_EVENT ev;
 	DAT_RETURN w;
@@ -340,8 +343,8 @@ static bool next_request(struct conn *c, uint64_t cookie, const char *name,
 	                 ev.event_number == DAT_DTO_COMPLETION_EVENT &&
 	                 ev.event_data.dto_completion_event_data.user_cookie
 	                                 .as_64 == cookie,
-	         "%s: %s completes next: %s", name, what,
-	         w == DAT_SUCCESS ? ft_event_desc(&ev) : ft_ret_str(w));
+	         "%s: request %d after it (%c) completes next: %s", name, n,
+	         kind, w == DAT_SUCCESS ? ft_event_desc(&ev) : ft_ret_str(w));
 	return w == DAT_SUCCESS &&
 	       ev.event_data.dto_completion_event_data.status ==
 	               DAT_DTO_SUCCESS;
@@ -360,8 +363,11 @@ static void remote_case(const char *name, bool write, struct gmr *g,
 	DAT_LMR_TRIPLET l;
 	DAT_DTO_COOKIE ck;
 	DAT_EVENT ev;
-	DAT_RETURN ret, w, sret, rret;
+	/* After it: send, read, one of its kind, send, read. */
+	const char *kinds = write ? "srwsr" : "srrsr";
+	DAT_RETURN ret, w;
 	bool sent = false;
+	int i, nposted = 0;
 
 	ft_fill(g->base, 3 * page, 500);
 	FT_DAT_OK(ft_mr_create(&ini, ini.pz, r.segment_length,
@@ -385,30 +391,37 @@ static void remote_case(const char *name, bool write, struct gmr *g,
 		goto out;
 	}
 	/*
-	 * A send behind it, which the fabric may send before the refusal
-	 * comes back, unless the connection has ended already.
+	 * Requests behind it, which the fabric may send before the refusal
+	 * comes back, unless the connection has ended already: sends, RDMA
+	 * Reads of the same remote buffer, and a second op of its kind. On
+	 * tcp the target ends the connection at the first refusal and
+	 * never answers the rest; reads and acknowledged writes wait in
+	 * other queues of tcp's than sends, and tcp flushes its queues one
+	 * after the other.
 	 */
-	ck.as_64 = 0x78;
-	l = ft_lmr_iov(&local, 0, 8);
-	sret = dat_ep_post_send(c.i.ep, 1, &l, ck, DAT_COMPLETION_DEFAULT_FLAG);
-	FT_CHECK(sret == DAT_SUCCESS || DAT_GET_TYPE(sret) == DAT_INVALID_STATE,
-	         "%s: a send posted after it = %s", name, ft_ret_str(sret));
-	/*
-	 * And an RDMA Read of the same remote buffer behind the send. On
-	 * tcp the target ends the connection at the first refusal and never
-	 * answers it; the read waits in another queue of tcp's than an
-	 * acknowledged write, and tcp flushes its queues one after the
-	 * other.
-	 */
-	ck.as_64 = 0x79;
-	l = ft_lmr_iov(&local, 0, r.segment_length);
-	rret = sret == DAT_SUCCESS
-	               ? dat_ep_post_rdma_read(c.i.ep, 1, &l, ck, &r,
-	                                       DAT_COMPLETION_DEFAULT_FLAG)
-	               : sret;
-	FT_CHECK(rret == DAT_SUCCESS || DAT_GET_TYPE(rret) == DAT_INVALID_STATE,
-	         "%s: a read posted after the send = %s", name,
-	         ft_ret_str(rret));
+	for (i = 0; kinds[i] != '\0'; i++) {
+		ck.as_64 = 0x78 + (uint64_t)i;
+		l = ft_lmr_iov(&local, 0,
+		               kinds[i] == 's' ? 8 : r.segment_length);
+		if (kinds[i] == 's')
+			ret = dat_ep_post_send(c.i.ep, 1, &l, ck,
+			                       DAT_COMPLETION_DEFAULT_FLAG);
+		else if (kinds[i] == 'r')
+			ret = dat_ep_post_rdma_read(
+			        c.i.ep, 1, &l, ck, &r,
+			        DAT_COMPLETION_DEFAULT_FLAG);
+		else
+			ret = dat_ep_post_rdma_write(
+			        c.i.ep, 1, &l, ck, &r,
+			        DAT_COMPLETION_DEFAULT_FLAG);
+		FT_CHECK(ret == DAT_SUCCESS ||
+		                 DAT_GET_TYPE(ret) == DAT_INVALID_STATE,
+		         "%s: request %d after it (%c) = %s", name, i + 1,
+		         kinds[i], ft_ret_str(ret));
+		if (ret != DAT_SUCCESS)
+			break;
+		nposted++;
+	}
 	memset(&ev, 0, sizeof(ev));
 	w = ft_wait(c.i.req_evd, FT_TIMEOUT_US, &ev);
 	FT_CHECK(w == DAT_SUCCESS &&
@@ -429,16 +442,14 @@ static void remote_case(const char *name, bool write, struct gmr *g,
 		                ev.event_data.dto_completion_event_data
 		                        .status));
 	/*
-	 * The send, then the read, complete after it, as on InfiniBand, and
-	 * where the refusal ended the connection, neither successfully
-	 * (sockets keeps the connection: it delivers the send, and the read
-	 * succeeds where the buffer allows reads).
+	 * They complete after it, in posting order, as on InfiniBand, and
+	 * where the refusal ended the connection, none successfully (sockets
+	 * keeps the connection: it delivers the sends, and a read succeeds
+	 * where the buffer allows reads).
 	 */
-	if (sret == DAT_SUCCESS)
-		sent = next_request(&c, 0x78, name, "the send posted after it");
-	if (rret == DAT_SUCCESS)
-		sent |= next_request(&c, 0x79, name,
-		                     "the read posted after the send");
+	for (i = 0; i < nposted; i++)
+		sent |= next_request(&c, 0x78 + (uint64_t)i, name, i + 1,
+		                     kinds[i]);
 	usleep(100000);
 	if (sent && ft_ep_state(c.i.ep) == DAT_EP_STATE_CONNECTED)
 		FT_WARN("%s: the connection stayed, and what was posted after "
@@ -446,9 +457,9 @@ static void remote_case(const char *name, bool write, struct gmr *g,
 		        name);
 	else
 		FT_CHECK(!sent,
-		         "%s: the connection ended: neither the send nor the "
-		         "read after it succeeded",
-		         name);
+		         "%s: the connection ended: none of the %d requests "
+		         "after it succeeded",
+		         name, nposted);
 	FT_CHECK(ft_pattern_mismatch(g->base, 3 * page, 500) < 0,
 	         "%s: every target byte unchanged", name);
 	if (!write)
