@@ -424,13 +424,15 @@ int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
 	if (!locked)
 		pthread_mutex_lock(&evd->lock);
 	if (op->late && op->wait == atomic_load(&ep->late_settled)) {
+		/* Not when a flush of requests reported it, as above. */
 		posted = atomic_exchange(&op->posted, 0);
-		if (posted != 0)
+		if (posted != 0) {
 			dofi_order_late_report(ep, op, evd,
 			                       dofi_order_status(op, err), len,
 			                       posted);
-		atomic_fetch_add(&ep->late_settled, 1);
-		dofi_order_release(ep, evd);
+			atomic_fetch_add(&ep->late_settled, 1);
+			dofi_order_release(ep, evd);
+		}
 	} else if (atomic_load(&op->posted)) {
 		/* Not its turn: held (see above). */
 		op->hstatus = (uint8_t)dofi_order_status(op, err);
