@@ -270,8 +270,6 @@ static void dofi_order_fill(dofi_op_t *op, DAT_EVENT *ev, dofi_evd_t *evd,
                             DAT_DTO_COMPLETION_STATUS st, DAT_SEG_LENGTH len)
 {
 	dofi_dto_fill(ev, evd, op, st, len);
-	op->late = 0;
-	op->wait = 0;
 	dofi_op_release(op);
 }
 
@@ -285,8 +283,6 @@ static void dofi_order_push(dofi_op_t *op, dofi_evd_t *evd,
 
 	memset(&ev, 0, sizeof(ev));
 	dofi_dto_fill(&ev, evd, op, st, len);
-	op->late = 0;
-	op->wait = 0;
 	if (posted == DOFI_POSTED_AFTER) {
 		(void)dofi_dto_after(op, &ev, evd, 1, suppress);
 		return;
@@ -313,17 +309,15 @@ static void dofi_order_fail_held(dofi_ep_t *ep)
 
 /*
  * Report a late request whose turn it is (posted: what its completion
- * took; 0 when a flush of requests reported it). The caller counts it in
- * late_settled, after: a non-late completion that reads the count may be
- * reported without the lock. evd->lock held.
+ * took). The caller counts it in late_settled, after: a non-late
+ * completion that reads the count may be reported without the lock.
+ * evd->lock held.
  */
 static void dofi_order_late_report(dofi_ep_t *ep, dofi_op_t *op,
                                    dofi_evd_t *evd,
                                    DAT_DTO_COMPLETION_STATUS st,
                                    DAT_SEG_LENGTH len, uint8_t posted)
 {
-	if (posted == 0)
-		return;
 	dofi_order_push(op, evd, st, len, posted);
 	if (st != DAT_DTO_SUCCESS)
 		dofi_order_fail_held(ep);
@@ -335,31 +329,34 @@ static void dofi_order_release(dofi_ep_t *ep, dofi_evd_t *evd)
 	while (ep->held_head != DOFI_POOL_NONE) {
 		dofi_op_t *op = &ep->req_pool.ops[ep->held_head];
 		uint32_t settled = atomic_load(&ep->late_settled);
+		int late = op->late;
 
-		if (op->late ? op->wait != settled
-		             : (int32_t)(op->wait - settled) > 0)
+		if (late ? op->wait != settled
+		         : (int32_t)(op->wait - settled) > 0)
 			break;
 		ep->held_head = op->next;
 		if (ep->held_head == DOFI_POOL_NONE)
 			ep->held_tail = DOFI_POOL_NONE;
 		atomic_fetch_sub(&ep->held_n, 1);
 		if (op->hstatus == DOFI_HSTATUS_UNPOSTED) {
-			op->late = 0;
-			op->wait = 0;
-			atomic_fetch_add(&ep->late_settled, 1);
 			dofi_pool_put(&ep->req_pool, op);
-		} else if (op->late) {
-			dofi_order_late_report(ep, op, evd, op->hstatus,
-			                       op->len,
-			                       atomic_exchange(&op->posted, 0));
-			atomic_fetch_add(&ep->late_settled, 1);
 		} else {
+			/*
+			 * 0 when a flush of requests took it: held just
+			 * after the flush dropped the list, before it
+			 * reached this op. Reported and given back there.
+			 */
 			uint8_t posted = atomic_exchange(&op->posted, 0);
 
-			if (posted != 0)
+			if (posted != 0 && late)
+				dofi_order_late_report(ep, op, evd, op->hstatus,
+				                       op->len, posted);
+			else if (posted != 0)
 				dofi_order_push(op, evd, op->hstatus, op->len,
 				                posted);
 		}
+		if (late)
+			atomic_fetch_add(&ep->late_settled, 1);
 	}
 }
 
@@ -373,8 +370,6 @@ static void dofi_order_unposted(dofi_ep_t *ep, dofi_op_t *op)
 	dofi_evd_t *evd = ep->req_evd;
 
 	if (!op->late || evd == NULL) {
-		op->late = 0;
-		op->wait = 0;
 		dofi_pool_put(&ep->req_pool, op);
 		return;
 	}
