@@ -451,6 +451,8 @@ typedef struct dofi_ep {
 	_Atomic uint32_t late_settled;
 	_Atomic uint32_t held_n;
 	uint32_t held_head, held_tail;
+	/* A flush of requests dropped the list: hold nothing more. */
+	uint8_t held_closed;
 	/*
 	 * RMR bind completions in request-queue order: the request posted
 	 * last, and the events waiting to follow requests' completions

@@ -190,6 +190,7 @@ void dofi_dto_order_reset(dofi_ep_t *ep)
 	atomic_store(&ep->late_settled, 0);
 	atomic_store(&ep->held_n, 0);
 	ep->held_head = ep->held_tail = DOFI_POOL_NONE;
+	ep->held_closed = 0;
 }
 
 void dofi_dto_order_drop(dofi_ep_t *ep)
@@ -207,6 +208,12 @@ void dofi_dto_order_drop(dofi_ep_t *ep)
 	}
 	ep->held_head = ep->held_tail = DOFI_POOL_NONE;
 	atomic_store(&ep->held_n, 0);
+	/*
+	 * A completion read meanwhile is not held after this: the flush
+	 * takes its op and reports it. Held, the op would stay linked here
+	 * after the flush gave it back to the pool.
+	 */
+	ep->held_closed = 1;
 	pthread_mutex_unlock(&ep->req_evd->lock);
 }
 
@@ -341,11 +348,7 @@ static void dofi_order_release(dofi_ep_t *ep, dofi_evd_t *evd)
 		if (op->hstatus == DOFI_HSTATUS_UNPOSTED) {
 			dofi_pool_put(&ep->req_pool, op);
 		} else {
-			/*
-			 * 0 when a flush of requests took it: held just
-			 * after the flush dropped the list, before it
-			 * reached this op. Reported and given back there.
-			 */
+			/* A flush drops the list before it takes any op. */
 			uint8_t posted = atomic_exchange(&op->posted, 0);
 
 			if (posted != 0 && late)
@@ -374,9 +377,13 @@ static void dofi_order_unposted(dofi_ep_t *ep, dofi_op_t *op)
 		return;
 	}
 	pthread_mutex_lock(&evd->lock);
-	op->hstatus = DOFI_HSTATUS_UNPOSTED;
-	dofi_order_hold(ep, op);
-	dofi_order_release(ep, evd);
+	if (ep->held_closed) {
+		dofi_pool_put(&ep->req_pool, op);
+	} else {
+		op->hstatus = DOFI_HSTATUS_UNPOSTED;
+		dofi_order_hold(ep, op);
+		dofi_order_release(ep, evd);
+	}
 	pthread_mutex_unlock(&evd->lock);
 }
 
@@ -428,7 +435,7 @@ int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
 			atomic_fetch_add(&ep->late_settled, 1);
 			dofi_order_release(ep, evd);
 		}
-	} else if (atomic_load(&op->posted)) {
+	} else if (!ep->held_closed && atomic_load(&op->posted)) {
 		/* Not its turn: held (see above). */
 		op->hstatus = (uint8_t)dofi_order_status(op, err);
 		op->len = len;
