@@ -301,7 +301,7 @@ typedef struct dofi_op {
 	 * wait to follow its own (dofi_dto_post_after). 0: neither. */
 	_Atomic uint8_t posted;
 	/* Requests where the fabric completes some out of order
-	 * (ia->late_order, dofi_dto.c): late, it may complete after later
+	 * (ia->traits->late_order, dofi_dto.c): late, it may complete after later
 	 * requests, and wait is its number among the late ones; otherwise
 	 * wait is how many late ones were posted before it. */
 	uint8_t late;
@@ -428,7 +428,7 @@ typedef struct dofi_ep {
 	/*
 	 * The accepted message, where the fabric's fi_accept reports the
 	 * connection before it would see the peer end it, and loses such an
-	 * end (ia->accept_late). The passive side sends one zero-byte
+	 * end (ia->traits->accept_late). The passive side sends one zero-byte
 	 * message once fi_accept has returned; the active side takes it
 	 * with an internal receive posted before any of the consumer's, and
 	 * closes its endpoint for an end of its own only once it came (or
@@ -441,7 +441,7 @@ typedef struct dofi_ep {
 	struct iovec *recv_iov_block;
 	void **recv_desc_block;
 	/*
-	 * Request completions in posting order (ia->late_order, dofi_dto.c):
+	 * Request completions in posting order (ia->traits->late_order, dofi_dto.c):
 	 * late requests numbered, and reported in their order (a failed
 	 * post takes its turn too), and the requests held until their turn,
 	 * in posting order (req_pool indices, under req_evd->lock). Reset
@@ -492,6 +492,67 @@ struct dofi_cr {
 	uint8_t acc;  /* it asked for the accepted message */
 	int rejected; /* dat_cr_reject sent a reject on pep */
 };
+
+/* ---- fabric traits (dofi_traits.c) ---------------------------------------- */
+
+/* ia->traits->late_order */
+enum { DOFI_ORDER_NONE, DOFI_ORDER_LATE, DOFI_ORDER_ALL };
+
+/*
+ * What one libfabric provider does differently; one row per provider name,
+ * looked up once at IA open.
+ */
+typedef struct dofi_traits {
+	const char *prov; /* libfabric provider name; NULL: any other */
+	/* libfabric progresses data on its own threads (sockets). */
+	uint8_t auto_progress;
+	/*
+	 * Our end of a connection closes the libfabric endpoint instead of
+	 * calling fi_shutdown (sockets: its fi_shutdown closes the CM socket
+	 * behind its CM thread's back, which closes the same number again
+	 * later, by then often another object's; before the connection
+	 * exists, it closes an fd it never opened). See dofi_cm_msg.c.
+	 */
+	uint8_t close_ends_conn;
+	/*
+	 * fi_accept reports FI_CONNECTED before it marks the endpoint
+	 * connected, and the peer's end arriving in between is lost
+	 * (sockets): an active side asks for the accepted message and holds
+	 * its own end until it came (dofi_cm_msg.c).
+	 */
+	uint8_t accept_late;
+	/* Closing an endpoint leaves its queued EQ events behind (sockets;
+	 * tcp and verbs remove them): closed fids become tombstones. */
+	uint8_t eq_keeps_closed;
+	/*
+	 * CQs wait on a poll() list (FI_WAIT_POLLFD) whose first entry is
+	 * libfabric's own change signal (util's pollfds: tcp). verbs lists
+	 * its one channel fd there, so it keeps FI_WAIT_FD.
+	 */
+	uint8_t cq_pollfd;
+	/* libfabric ends the connection itself after a truncated receive
+	 * (tcp); elsewhere (sockets) we do, as InfiniBand would. */
+	uint8_t trunc_ends_conn;
+	/*
+	 * RDMA writes ask for FI_DELIVERY_COMPLETE by default: a transmit
+	 * completion would hide a target's refusal (tcp).
+	 */
+	uint8_t delivery_write;
+	/* Never raises SIGPIPE (writes with MSG_NOSIGNAL): no guard. */
+	uint8_t no_sigpipe;
+	/*
+	 * Request completions that come out of posting order are put back
+	 * in order (dofi_dto.c). DOFI_ORDER_LATE: those that complete on the
+	 * target's answer (RDMA Reads, writes with FI_DELIVERY_COMPLETE)
+	 * come after later ones that complete once sent (tcp).
+	 * DOFI_ORDER_ALL: any may come after a later one (sockets answers a
+	 * Read while a Send before it waits for a receive).
+	 */
+	uint8_t late_order;
+} dofi_traits_t;
+
+/* The row for a libfabric provider name (never NULL). */
+const dofi_traits_t *dofi_traits_lookup(const char *prov_name);
 
 /* ---- the IA -------------------------------------------------------------- */
 
@@ -548,48 +609,12 @@ typedef struct dofi_ia {
 	int virt_addr;     /* FI_MR_VIRT_ADDR in effect */
 	int mr_local;      /* FI_MR_LOCAL: descriptors required */
 	int prov_key;      /* FI_MR_PROV_KEY */
-	int auto_progress; /* libfabric progresses data on its own */
-	/*
-	 * Our end of a connection closes the libfabric endpoint instead of
-	 * calling fi_shutdown (sockets: its fi_shutdown closes the CM socket
-	 * behind its CM thread's back, which closes the same number again
-	 * later, by then often another object's; before the connection
-	 * exists, it closes an fd it never opened). See dofi_cm_down.
-	 */
-	int close_ends_conn;
-	/*
-	 * fi_accept reports FI_CONNECTED before it marks the endpoint
-	 * connected, and the peer's end arriving in between is lost
-	 * (sockets): an active side asks for the accepted message and holds
-	 * its own end until it came (dofi_ep_t.acc).
-	 */
-	int accept_late;
-	/* Closing an endpoint leaves its queued EQ events behind (sockets;
-	 * tcp and verbs remove them): closed fids become tombstones. */
-	int eq_keeps_closed;
-	/*
-	 * CQs wait on a poll() list (FI_WAIT_POLLFD) whose first entry is
-	 * libfabric's own change signal (util's pollfds: tcp). verbs lists
-	 * its one channel fd there, so it keeps FI_WAIT_FD.
-	 */
-	int cq_pollfd;
+	const dofi_traits_t *traits; /* the fabric's (dofi_traits.c) */
 	/* What dat_ep_connect opens endpoints with (dofi_cm_connect). */
 	struct fi_info *conn_info;
-	/* libfabric ends the connection itself after a truncated receive
-	 * (tcp); elsewhere (sockets) we do, as InfiniBand would. */
-	int trunc_ends_conn;
 	/* Extra op flags for RDMA writes: FI_DELIVERY_COMPLETE where a
 	 * transmit completion would hide a target's refusal. */
 	uint64_t write_flags;
-	/*
-	 * Request completions that come out of posting order are put back
-	 * in order (dofi_dto.c). DOFI_ORDER_LATE: those that complete on the
-	 * target's answer (RDMA Reads, writes with FI_DELIVERY_COMPLETE)
-	 * come after later ones that complete once sent (tcp).
-	 * DOFI_ORDER_ALL: any may come after a later one (sockets answers a
-	 * Read while a Send before it waits for a receive).
-	 */
-	int late_order;
 	/* progress */
 	dofi_progress_mode_t progress_mode;
 	pthread_t progress_thread;
@@ -655,7 +680,7 @@ void dofi_nopipe_end(const sigset_t *old);
 /* Set once an IA opens on a provider not known to write with
  * MSG_NOSIGNAL (dofi_nopipe_need); tcp, verbs and efa never raise SIGPIPE. */
 extern _Atomic int dofi_nopipe_on;
-void dofi_nopipe_need(const char *prov_name);
+void dofi_nopipe_need(void);
 #define DOFI_NOPIPE(call)                                                     \
 	__extension__({                                                       \
 		sigset_t dofi_old_;                                           \
@@ -830,13 +855,11 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *event,
                           dofi_evd_t *evd, int locked);
 /*
  * The completion (err 0) or error of a request that may have to wait for
- * late ones posted before it (ia->late_order). Returns as
+ * late ones posted before it (ia->traits->late_order). Returns as
  * dofi_dto_complete; events it releases go to the EVD's ring.
  */
 int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
                    dofi_evd_t *evd, int locked);
-/* ia->late_order */
-enum { DOFI_ORDER_NONE, DOFI_ORDER_LATE, DOFI_ORDER_ALL };
 /* A new libfabric endpoint: nothing late, nothing held. */
 void dofi_dto_order_reset(dofi_ep_t *ep);
 /*

@@ -24,7 +24,7 @@
  *
  * The accepted message goes the other way, where the fabric's accept
  * reports the connection before it can see the peer end it (sockets,
- * ia->accept_late): the REQ asks for it (DOFI_CM_F_ACCEPTED), a REP that
+ * ia->traits->accept_late): the REQ asks for it (DOFI_CM_F_ACCEPTED), a REP that
  * carries the flag promises it, and the passive side sends it, a
  * zero-byte message before any of the consumer's, once fi_accept has
  * returned. The active side takes it with an internal receive posted
@@ -336,7 +336,7 @@ static void dofi_cm_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num, const void *pdata,
 		 * old state, so dofi_cm_check_timers closes it a little
 		 * later (or EP reset or free does, first).
 		 */
-		if (ep->obj.ia->close_ends_conn) {
+		if (ep->obj.ia->traits->close_ends_conn) {
 			ep->close_pending = 1;
 			ep->close_at = dofi_now_ns() + DOFI_CLOSE_NS;
 			dofi_progress_wake(ep->obj.ia); /* to its timers */
@@ -466,7 +466,7 @@ void dofi_cm_break_later(dofi_ep_t *ep)
 {
 	dofi_ia_t *ia = ep->obj.ia;
 
-	if (ia->trunc_ends_conn)
+	if (ia->traits->trunc_ends_conn)
 		return; /* libfabric shuts it down: FI_SHUTDOWN follows */
 	atomic_store(&ep->break_pending, 1);
 	dofi_progress_wake(ia);
@@ -530,7 +530,7 @@ static void dofi_cm_peer_end(dofi_ep_t *ep)
 }
 
 /*
- * Whether an end of ours may close the endpoint now (ia->accept_late):
+ * Whether an end of ours may close the endpoint now (ia->traits->accept_late):
  * not while the passive side's fi_accept may still run, or its CM would
  * lose the end. Its accepted message says it has returned; without one
  * within DOFI_ACC_NS, or once the receive failed, go ahead. Reads the
@@ -626,7 +626,7 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 	info->tx_attr->size = ia->info->tx_attr->size;
 	info->rx_attr->size = ia->info->rx_attr->size;
 	/* The accepted message needs a receive CQ that we can read. */
-	ep->acc = ia->accept_late && ep->recv_evd != NULL &&
+	ep->acc = ia->traits->accept_late && ep->recv_evd != NULL &&
 	          ep->recv_evd->cq != NULL;
 	ep->acc_deadline = 0;
 	if (dofi_ep_open_fep(ep, info) != DOF_OK) {

@@ -159,7 +159,7 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
  * completes a send, or a write without FI_DELIVERY_COMPLETE, once it is
  * sent, but an RDMA Read, or an acknowledged write, only when the target
  * answers: a send posted after a read completed before it. Where that is
- * so (ia->late_order), a late request takes the next number of
+ * so (ia->traits->late_order), a late request takes the next number of
  * ep->late_posted before it is posted (op->wait), and any other request
  * notes how many late ones came before it (op->wait too). ep->late_settled
  * counts the late requests reported, in their order: a request whose
@@ -227,12 +227,12 @@ static inline void dofi_order_prepare(dofi_ep_t *ep, dofi_op_t *op, int late)
 {
 	op->seq = atomic_load_explicit(&ep->req_seq, memory_order_relaxed);
 	atomic_store_explicit(&ep->req_seq, op->seq + 1, memory_order_relaxed);
-	if (ep->obj.ia->late_order == DOFI_ORDER_NONE) {
+	if (ep->obj.ia->traits->late_order == DOFI_ORDER_NONE) {
 		op->late = 0;
 		op->wait = 0;
 		return;
 	}
-	op->late = (uint8_t)(late || ep->obj.ia->late_order == DOFI_ORDER_ALL);
+	op->late = (uint8_t)(late || ep->obj.ia->traits->late_order == DOFI_ORDER_ALL);
 	if (op->late)
 		op->wait = atomic_fetch_add(&ep->late_posted, 1);
 	else

@@ -749,7 +749,7 @@ void dofi_ep_close_fep(dofi_ep_t *ep)
 		return;
 	/* libfabric flushes what was posted (FI_ECANCELED) on close. */
 	(void)DOFI_NOPIPE(fi_close(&ep->fep->fid));
-	if (ep->obj.ia->eq_keeps_closed)
+	if (ep->obj.ia->traits->eq_keeps_closed)
 		dofi_ep_tomb_add(ep->obj.ia, &ep->fep->fid);
 	ep->fep = NULL;
 	ep->tx_cq = ep->rx_cq = NULL;

@@ -181,7 +181,7 @@ static int dofi_evd_drain_locked(dofi_evd_t *evd, uint32_t limit)
 
 /*
  * A CQ for an EVD in one of ia's domains, with the first wait object the
- * provider takes: a poll() list (where ia->cq_pollfd), an fd, none (shm:
+ * provider takes: a poll() list (where ia->traits->cq_pollfd), an fd, none (shm:
  * timed polling). *fd: its cq_fd.
  */
 static int dofi_evd_cq_open(dofi_ia_t *ia, struct fid_domain *domain,
@@ -196,7 +196,7 @@ static int dofi_evd_cq_open(dofi_ia_t *ia, struct fid_domain *domain,
 	size_t i;
 	int rc = -FI_ENOSYS;
 
-	for (i = ia->cq_pollfd ? 0 : 1; i < sizeof(waits) / sizeof(waits[0]);
+	for (i = ia->traits->cq_pollfd ? 0 : 1; i < sizeof(waits) / sizeof(waits[0]);
 	     i++) {
 		attr.wait_obj = waits[i];
 		rc = fi_cq_open(domain, &attr, cq, NULL);

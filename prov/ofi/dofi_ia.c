@@ -247,7 +247,7 @@ static dofi_progress_mode_t dofi_progress_mode(const char *fi_prov)
  * connection) ends the write in error instead of success.
  * DAPL_OFI_WRITE_COMPLETION=delivery|transmit overrides.
  */
-static uint64_t dofi_write_flags(const char *fi_prov)
+static uint64_t dofi_write_flags(const dofi_traits_t *traits)
 {
 	const char *env = getenv("DAPL_OFI_WRITE_COMPLETION");
 
@@ -260,7 +260,7 @@ static uint64_t dofi_write_flags(const char *fi_prov)
 		         "DAPL_OFI_WRITE_COMPLETION='%s' is not "
 		         "delivery|transmit; using the default",
 		         env);
-	return strcmp(fi_prov, "tcp") == 0 ? FI_DELIVERY_COMPLETE : 0;
+	return traits->delivery_write ? FI_DELIVERY_COMPLETE : 0;
 }
 
 int dofi_dom_open(dofi_ia_t *ia, dofi_dom_t *dom)
@@ -389,23 +389,10 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	 */
 	info->domain_attr->mr_mode |= FI_MR_VIRT_ADDR;
 	ia->virt_addr = 1;
-	ia->auto_progress =
-	        strcmp(info->fabric_attr->prov_name, "sockets") == 0;
-	ia->trunc_ends_conn = strcmp(info->fabric_attr->prov_name, "tcp") == 0;
-	ia->write_flags = dofi_write_flags(info->fabric_attr->prov_name);
-	ia->late_order = strcmp(info->fabric_attr->prov_name, "tcp") == 0
-	                         ? DOFI_ORDER_LATE
-	                 : strcmp(info->fabric_attr->prov_name, "sockets") == 0
-	                         ? DOFI_ORDER_ALL
-	                         : DOFI_ORDER_NONE;
-	ia->close_ends_conn =
-	        strcmp(info->fabric_attr->prov_name, "sockets") == 0;
-	ia->cq_pollfd = strcmp(info->fabric_attr->prov_name, "tcp") == 0;
-	ia->eq_keeps_closed =
-	        strcmp(info->fabric_attr->prov_name, "tcp") != 0 &&
-	        strcmp(info->fabric_attr->prov_name, "verbs") != 0;
-	dofi_nopipe_need(info->fabric_attr->prov_name);
-	ia->accept_late = strcmp(info->fabric_attr->prov_name, "sockets") == 0;
+	ia->traits = dofi_traits_lookup(info->fabric_attr->prov_name);
+	ia->write_flags = dofi_write_flags(ia->traits);
+	if (!ia->traits->no_sigpipe)
+		dofi_nopipe_need();
 
 	rc = DOFI_NOPIPE(fi_fabric(info->fabric_attr, &ia->fabric, NULL));
 	if (rc != 0)

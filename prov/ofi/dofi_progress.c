@@ -132,7 +132,7 @@ static int dofi_progress_look(dofi_ia_t *ia, dofi_evd_t *evd, uint64_t now)
 	 * rate: one whose dequeues each move megabytes polls seldom, but
 	 * without pause; counting two as gone cost 1 MiB writes 5%.)
 	 */
-	if (n == 0 || (!ia->auto_progress && evd->pt.nap_us != 0 &&
+	if (n == 0 || (!ia->traits->auto_progress && evd->pt.nap_us != 0 &&
 	               n <= DOFI_PROGRESS_GONE_POLLS &&
 	               since * 2 >= (uint64_t)evd->pt.nap_us * 1000)) {
 		if (evd->pt.nap_us != 0)
@@ -140,7 +140,7 @@ static int dofi_progress_look(dofi_ia_t *ia, dofi_evd_t *evd, uint64_t now)
 		evd->pt.nap_us = 0;
 		return DOFI_LOOK_DRIVE;
 	}
-	if (ia->auto_progress ||
+	if (ia->traits->auto_progress ||
 	    (evd->pt.nap_us == 0 &&
 	     (evd->pt.gone_ns == 0 ||
 	      now - evd->pt.gone_ns > DOFI_PROGRESS_GONE_MS * 1000000ull)))
@@ -157,7 +157,7 @@ static void *dofi_progress_main(void *arg)
 	dofi_ia_t *ia = arg;
 	int full =
 	        ia->progress_mode == DOFI_PROGRESS_THREAD ||
-	        (ia->progress_mode == DOFI_PROGRESS_AUTO && !ia->auto_progress);
+	        (ia->progress_mode == DOFI_PROGRESS_AUTO && !ia->traits->auto_progress);
 
 	unsigned eq_spins = 0;
 
@@ -368,7 +368,7 @@ dof_status_t dofi_progress_start(dofi_ia_t *ia)
 	 * or write (an RDMA target may only poll memory), a CNO, or a
 	 * second IA in the process (dofi_progress_enlist).
 	 */
-	if (ia->progress_mode == DOFI_PROGRESS_AUTO && !ia->auto_progress) {
+	if (ia->progress_mode == DOFI_PROGRESS_AUTO && !ia->traits->auto_progress) {
 		dof_info(DOFI_LOG, "progress: thread started when first "
 		                   "needed (remote access memory, a CNO, a "
 		                   "second IA)");
@@ -384,7 +384,7 @@ void dofi_progress_need(dofi_ia_t *ia, const char *why)
 	int expected = 0;
 
 	/* Only auto, where libfabric leaves progress to the caller, waits. */
-	if (ia->progress_mode != DOFI_PROGRESS_AUTO || ia->auto_progress ||
+	if (ia->progress_mode != DOFI_PROGRESS_AUTO || ia->traits->auto_progress ||
 	    !atomic_compare_exchange_strong(&ia->progress_asked, &expected, 1))
 		return;
 	if (dofi_progress_launch(ia) == DOF_OK)

@@ -46,14 +46,8 @@ uint64_t dofi_now_ns(void)
 
 _Atomic int dofi_nopipe_on;
 
-void dofi_nopipe_need(const char *prov_name)
+void dofi_nopipe_need(void)
 {
-	static const char *const quiet[] = {"tcp", "verbs", "efa"};
-	size_t i;
-
-	for (i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
-		if (strcmp(prov_name, quiet[i]) == 0)
-			return;
 	atomic_store(&dofi_nopipe_on, 1);
 }
 

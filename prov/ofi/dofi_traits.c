@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 dapl-ofi developers */
+/*
+ * What each libfabric provider does differently, in one table: looked up
+ * once when an IA opens (dofi_ia_open) and read through ia->traits. A
+ * provider not listed gets the last row, which assumes nothing: no
+ * threads of its own, posting order kept, endpoints whose close removes
+ * their EQ events, and no SIGPIPE guard needed only where said.
+ *
+ * Measured on libfabric 1.17 and 2.x; see DESIGN.md and dapl-ofi(7).
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "dofi.h"
+
+static const dofi_traits_t dofi_traits_table[] = {
+        {
+                .prov = "tcp",
+                .trunc_ends_conn = 1,
+                .late_order = DOFI_ORDER_LATE,
+                .cq_pollfd = 1,
+                .delivery_write = 1,
+                .no_sigpipe = 1,
+        },
+        {
+                .prov = "sockets",
+                .auto_progress = 1,
+                .late_order = DOFI_ORDER_ALL,
+                .close_ends_conn = 1,
+                .eq_keeps_closed = 1,
+                .accept_late = 1,
+        },
+        {
+                .prov = "verbs",
+                .no_sigpipe = 1,
+        },
+        {
+                .prov = "efa",
+                .eq_keeps_closed = 1,
+                .no_sigpipe = 1,
+        },
+        {
+                /* Any other provider: the cautious defaults. */
+                .prov = NULL,
+                .eq_keeps_closed = 1,
+        },
+};
+
+const dofi_traits_t *dofi_traits_lookup(const char *prov_name)
+{
+	const dofi_traits_t *t = dofi_traits_table;
+
+	for (; t->prov != NULL; t++)
+		if (prov_name != NULL && strcmp(t->prov, prov_name) == 0)
+			break;
+	return t;
+}
