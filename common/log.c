@@ -5,10 +5,18 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dof/log.h"
 
 dof_log_level_t dof_log_level = DOF_LOG_WARN;
+
+/*
+ * DAPL_OFI_LOG_COMPONENTS: a comma list of the components whose
+ * information, debug and trace lines print ("cm,evd"); unset or "all":
+ * every one. Errors and warnings always print.
+ */
+static char dof_log_comps[256];
 
 static const char *const dof_log_names[] = {
         [DOF_LOG_ERROR] = "error", [DOF_LOG_WARN] = "warning",
@@ -47,6 +55,26 @@ void dof_log_init(void)
 			        names[i], val);
 	}
 	dof_log_level = dof_log_level_from_mask(mask);
+	dof_log_comps[0] = '\0';
+	{
+		const char *c = getenv("DAPL_OFI_LOG_COMPONENTS");
+
+		if (c != NULL && *c != '\0' && strcmp(c, "all") != 0)
+			snprintf(dof_log_comps, sizeof(dof_log_comps), ",%s,",
+			         c);
+	}
+}
+
+int dof_log_component_on(const char *component)
+{
+	const char *slash = strchr(component, '/');
+	const char *name = slash != NULL ? slash + 1 : "core";
+	char key[64];
+
+	if (dof_log_comps[0] == '\0')
+		return 1;
+	snprintf(key, sizeof(key), ",%s,", name);
+	return strstr(dof_log_comps, key) != NULL;
 }
 
 void dof_log_printf(dof_log_level_t level, const char *component,
@@ -55,6 +83,8 @@ void dof_log_printf(dof_log_level_t level, const char *component,
 	char line[1024];
 	va_list ap;
 
+	if (level > DOF_LOG_WARN && !dof_log_component_on(component))
+		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);

@@ -36,8 +36,18 @@ extern dof_log_level_t dof_log_level;
 /* Map a DAT_DBG_TYPE bitmask to a level. */
 dof_log_level_t dof_log_level_from_mask(unsigned long mask);
 
-/* Read DAT_DBG_TYPE, then DAPL_DBG_TYPE, and set dof_log_level. */
+/*
+ * Read DAT_DBG_TYPE, then DAPL_DBG_TYPE, and set dof_log_level; and
+ * DAPL_OFI_LOG_COMPONENTS, the components whose lines below warnings
+ * print.
+ */
 void dof_log_init(void);
+
+/*
+ * Whether lines of component ("dapl-ofi/cm": its part after the slash;
+ * none: "core") below warnings print.
+ */
+int dof_log_component_on(const char *component);
 
 void dof_log_printf(dof_log_level_t level, const char *component,
                     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
