@@ -20,7 +20,4 @@ typedef enum {
 	DOF_ERR_LAST
 } dof_status_t;
 
-/* Short text for logs. */
-const char *dof_status_str(dof_status_t status);
-
 #endif /* DOF_STATUS_H */
