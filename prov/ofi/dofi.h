@@ -8,9 +8,28 @@
  * that word and a dead magic until the provider is unloaded, so a stale
  * handle is answered with DAT_INVALID_HANDLE instead of a crash.
  *
- * The DAT state machines, EVD, memory and DTO code are shared; the carriage
- * of connection messages (dofi_cm_ops_t) is what a backend provides. The
- * MSG backend (dofi_cm_msg.c) uses libfabric's own CM.
+ * The DAT state machines (dofi_cm.c), EVD, memory and DTO code are shared;
+ * the carriage of connection messages is what a connection backend
+ * provides, behind the seam of dofi_cm.h (dofi_cm_ops_t, chosen at IA open
+ * from the endpoint type). The MSG backend (dofi_cm_msg.c) uses
+ * libfabric's own CM. What differs between libfabric providers is one row
+ * of dofi_traits.c, looked up once per IA (ia->traits).
+ *
+ * Locks, outermost first; a thread holding one never takes one above it:
+ *   1. ia->cm_read_lock  one reader of CM events at a time (trylock: a
+ *                        second reader goes away rather than wait)
+ *   2. ia->lock          the control path: the IA's object lists, EP
+ *                        states, CM objects, the timer heap, the watch list
+ *                        (dofi_cm.c) and the backend's state
+ *   3. evd->lock         an EVD's ring and its CQ drains (dofi_evd_post)
+ *   4. cno->lock         a CNO's trigger and references (a leaf)
+ *   5. pool->fresh_lock  setting up an op the first time it is handed out
+ *   dofi_grave_lock and dofi_prov_lock (dofi_prov.c) are leaves, taken
+ *   with or without the others.
+ * The data path (posts, completions, dequeues) takes none of ours beyond
+ * an EVD lock when it moves several completions; what concerns the CM
+ * from there (a backend's own message, a truncated receive) is recorded
+ * and the EP kicked (dofi_cm_kick, a lock-free push), never acted on.
  */
 #ifndef DOFI_H
 #define DOFI_H
@@ -38,33 +57,21 @@
 #include "dof/log.h"
 #include "dof/status.h"
 
-#define DOFI_LOG        "dapl-ofi"
-#define DOFI_FI_VERSION FI_VERSION(1, 17)
+#include "dofi_cm_hdr.h" /* our CM private-data header */
+#include "dofi_map.h"
+#include "dofi_timer.h"
 
-/* Our CM private-data header; at most 7 bytes so verbs keeps 48 for us. */
-#define DOFI_CM_HDR_SIZE 7
-#define DOFI_CM_MAGIC0   0xda
-#define DOFI_CM_MAGIC1   0x7f
-#define DOFI_CM_VERSION  1
-enum {
-	DOFI_CM_REQ = 1,  /* connect */
-	DOFI_CM_REP = 2,  /* accept */
-	DOFI_CM_REJ = 3,  /* consumer reject */
-	DOFI_CM_NOQOS = 4 /* reject: qos cannot be given */
-};
 /*
- * Flags in byte 6 of our header. RTU: in a REQ, "I will send a
- * ready-to-use message if you ask"; in a REP, "send it: I report
- * ESTABLISHED only once it arrives". Peers that leave the byte 0 do no RTU.
+ * Log lines name their component: a file defines DOFI_LOG_COMP ("cm",
+ * "dto", "evd", "mem", "progress", "ep") before including this header;
+ * DAPL_OFI_LOG_COMPONENTS picks which print (dapl-ofi(7)).
  */
-#define DOFI_CM_F_RTU 0x01
-/*
- * ACCEPTED: in a REQ, "my fabric's accept may miss my end of the
- * connection while it runs: I keep the connection until your accepted
- * message comes"; in a REP, "I send it, a zero-byte message, my first,
- * once my accept has returned". Peers that leave it unset send none.
- */
-#define DOFI_CM_F_ACCEPTED 0x02
+#ifdef DOFI_LOG_COMP
+#define DOFI_LOG "dapl-ofi/" DOFI_LOG_COMP
+#else
+#define DOFI_LOG "dapl-ofi"
+#endif
+#define DOFI_FI_VERSION FI_VERSION(1, 17)
 
 typedef enum {
 	DOFI_OBJ_IA = 1,
@@ -116,6 +123,7 @@ static inline void dofi_list_del(dofi_list_t *e)
 	((_type *)(void *)((char *)(_p)-offsetof(_type, _member)))
 
 struct dofi_ia;
+typedef struct dofi_cm_ops dofi_cm_ops_t;
 
 typedef struct dofi_obj {
 	const DAT_PROVIDER *provider; /* first: libdat2 dispatches on it */
@@ -234,6 +242,14 @@ typedef struct dofi_evd {
 	int overflowed;
 	dofi_cno_t *cno;
 	_Atomic int nref; /* EPs, PSPs, RSPs using it */
+	/*
+	 * EPs' receive and request streams bound to it (ia->lock): all share
+	 * stream_flags, and a solicited-wait receive stream takes no request
+	 * stream (dofi_ep_flags_ok).
+	 */
+	int streams;
+	int solicited;
+	DAT_COMPLETION_FLAGS stream_flags;
 	/* The consumer's dequeues, counted; the progress thread reads it. */
 	_Atomic unsigned polls;
 	/* The progress thread's own (dofi_progress_main). */
@@ -274,20 +290,17 @@ static inline dofi_evd_cq_t *dofi_evd_xcq_next(dofi_evd_cq_t *x)
 
 /* ---- endpoints ----------------------------------------------------------- */
 
-typedef enum {
+enum {
 	DOFI_OP_SEND = 1,
 	DOFI_OP_RECV,
 	DOFI_OP_WRITE,
 	DOFI_OP_READ,
-	/* Internal ops (our RTU, dofi_cm_msg.c): never reported. */
-	DOFI_OP_RTU_RECV,
-	DOFI_OP_RTU_SEND,
-	/* The accepted message (DOFI_CM_F_ACCEPTED): receive and send. */
-	DOFI_OP_ACC_RECV,
-	DOFI_OP_ACC_SEND,
-} dofi_op_type_t;
+	/* A connection backend's own messages: never reported. */
+	DOFI_OP_CM_RECV,
+	DOFI_OP_CM_SEND,
+};
 
-#define DOFI_OP_INTERNAL(type) ((type) >= DOFI_OP_RTU_RECV)
+#define DOFI_OP_INTERNAL(type) ((type) >= DOFI_OP_CM_RECV)
 
 /* One posted DTO; the libfabric context. Pooled per EP. */
 typedef struct dofi_op {
@@ -301,8 +314,8 @@ typedef struct dofi_op {
 	 * wait to follow its own (dofi_dto_post_after). 0: neither. */
 	_Atomic uint8_t posted;
 	/* Requests where the fabric completes some out of order
-	 * (ia->traits->late_order, dofi_dto.c): late, it may complete after later
-	 * requests, and wait is its number among the late ones; otherwise
+	 * (ia->traits->late_order, dofi_dto.c): late, it may complete after
+	 * later requests, and wait is its number among the late ones; otherwise
 	 * wait is how many late ones were posted before it. */
 	uint8_t late;
 	uint32_t next; /* free list / pending / held list link */
@@ -339,6 +352,7 @@ typedef struct dofi_pool {
 	_Atomic uint64_t head; /* tag << 32 | index: ops given back */
 	dofi_op_t *ops;
 	uint32_t size;
+	size_t ops_bytes;           /* dofi_lazy_alloc'd */
 	_Atomic uint32_t fresh;     /* ops [0, fresh) are set up */
 	pthread_mutex_t fresh_lock; /* sets up the next one */
 	/* What an op starts with: its EP, and a receive's IOV slots. */
@@ -351,18 +365,11 @@ typedef struct dofi_pool {
 typedef struct dofi_cr dofi_cr_t;
 typedef struct dofi_sp dofi_sp_t;
 
-/* The passive side's ready-to-use wait (dofi_ep_t.rtu). */
-enum {
-	DOFI_RTU_NONE = 0, /* not negotiated, or over */
-	DOFI_RTU_WAIT,     /* internal receive posted, ESTABLISHED held */
-};
-
-/* What the internal operation's completion said (dofi_ep_t.rtu_done). */
-enum {
-	DOFI_RTU_PENDING = 0,
-	DOFI_RTU_ARRIVED, /* the peer's ready-to-use message */
-	DOFI_RTU_FAILED,  /* flushed or failed */
-};
+/* A deadline in ia->timers and what to do once it passed (ia->lock). */
+typedef struct dofi_cm_timer {
+	dofi_timer_t t;
+	void (*fire)(struct dofi_cm_timer *tm, uint64_t now);
+} dofi_cm_timer_t;
 
 typedef struct dofi_ep {
 	dofi_obj_t obj;
@@ -374,7 +381,8 @@ typedef struct dofi_ep {
 	DAT_EP_ATTR attr;
 	struct fid_ep *fep;           /* NULL until connect or accept */
 	struct fid_cq *tx_cq, *rx_cq; /* what fep is bound to */
-	struct fi_info *info;
+	fi_addr_t peer;               /* where DTOs go (MSG: ignored) */
+	void *cm;                     /* the connection backend's state */
 	dofi_pool_t req_pool;
 	dofi_pool_t recv_pool;
 	_Atomic uint32_t recv_seq; /* next receive's dofi_op_t.seq */
@@ -399,52 +407,28 @@ typedef struct dofi_ep {
 	/* A receive was truncated on a fabric that keeps the connection:
 	 * the CM ends it (dofi_cm_check_timers). */
 	_Atomic int break_pending;
-	int shutdown_sent;
-	/* close_ends_conn: our end is over for DAT, and the libfabric
-	 * endpoint closes at close_at (dofi_cm_check_timers), which is what
-	 * tells the peer. */
-	int close_pending;
-	uint64_t close_at;
-	/* A peer's end (FI_SHUTDOWN) held until this time, or until the RTUs
-	 * it may have sent before it are in (dofi_cm_shutdown); 0: none. */
-	uint64_t peer_end_at;
 	/* DISCONNECTED or BROKEN held back until the requests still posted
 	 * at the end complete or are flushed (dofi_cm_down); 0 if none. */
 	DAT_EVENT_NUMBER held_event;
-	/*
-	 * Our ready-to-use step. libfabric's tcp and sockets CM has none: a
-	 * passive side gets FI_CONNECTED even when the requester gave up.
-	 * The active side sends one zero-byte message as its first; the
-	 * passive side takes it with an internal receive posted before any
-	 * of the consumer's and reports ESTABLISHED only then.
-	 */
-	dofi_op_t rtu_op; /* internal receive (passive) or send */
 	/* A flush reported requests libfabric still held: their CQ entries
 	 * may come later (ia->lock). */
 	int cq_stale;
-	uint8_t rtu;              /* DOFI_RTU_*, ia->lock */
-	uint8_t rtu_connected;    /* FI_CONNECTED seen during the wait */
-	_Atomic uint8_t rtu_done; /* DOFI_RTU_PENDING/ARRIVED/FAILED */
-	/*
-	 * The accepted message, where the fabric's fi_accept reports the
-	 * connection before it would see the peer end it, and loses such an
-	 * end (ia->traits->accept_late). The passive side sends one zero-byte
-	 * message once fi_accept has returned; the active side takes it
-	 * with an internal receive posted before any of the consumer's, and
-	 * closes its endpoint for an end of its own only once it came (or
-	 * acc_deadline passed).
-	 */
-	dofi_op_t acc_op;         /* internal receive (active) or send */
-	uint8_t acc;              /* 1: the receive is ours to wait for */
-	_Atomic uint8_t acc_done; /* DOFI_RTU_PENDING/ARRIVED/FAILED */
-	uint64_t acc_deadline;    /* set at FI_CONNECTED */
-	struct iovec *recv_iov_block;
+	/* The CM's look at it (dofi_cm.c, ia->lock): its next deadline in
+	 * ia->timers, its place on ia->watch while a condition needs a look
+	 * at every pass, and its kick (lock-free, see dofi_cm_kick). */
+	dofi_cm_timer_t timer;
+	dofi_list_t watch;
+	uint8_t watched;
+	_Atomic uint8_t kicked;
+	struct dofi_ep *kick_next;
+	struct iovec *recv_iov_block; /* dofi_lazy_alloc'd, and its size */
 	void **recv_desc_block;
+	size_t recv_block_n; /* entries of each block */
 	/*
-	 * Request completions in posting order (ia->traits->late_order, dofi_dto.c):
-	 * late requests numbered, and reported in their order (a failed
-	 * post takes its turn too), and the requests held until their turn,
-	 * in posting order (req_pool indices, under req_evd->lock). Reset
+	 * Request completions in posting order (ia->traits->late_order,
+	 * dofi_dto.c): late requests numbered, and reported in their order (a
+	 * failed post takes its turn too), and the requests held until their
+	 * turn, in posting order (req_pool indices, under req_evd->lock). Reset
 	 * with each libfabric endpoint.
 	 */
 	_Atomic uint32_t late_posted;
@@ -470,30 +454,25 @@ struct dofi_sp {
 	dofi_evd_t *evd;
 	DAT_PSP_FLAGS flags;
 	dofi_ep_t *ep; /* RSP's EP */
-	struct fid_pep *pep;
-	struct fi_info *info; /* the pep's; some providers keep pointers */
-	int nref;             /* CRs not yet resolved */
+	void *cm;      /* the connection backend's listener */
+	int nref;      /* CRs not yet resolved */
 };
 
 struct dofi_cr {
 	dofi_obj_t obj;
-	dofi_sp_t *sp;            /* NULL once an RSP has spent itself */
-	struct fid_pep *pep;      /* the listener the request came to */
-	struct fi_info *pep_info; /* set when the CR owns pep (spent RSP) */
-	DAT_CONN_QUAL qual;       /* the qualifier it arrived on */
-	struct fi_info *info;     /* from FI_CONNREQ; handle inside */
+	dofi_sp_t *sp;      /* NULL once an RSP has spent itself */
+	DAT_CONN_QUAL qual; /* the qualifier it arrived on */
+	void *cm;           /* the connection backend's request */
 	struct sockaddr_in remote_addr;
 	DAT_PORT_QUAL remote_port;
 	unsigned char pdata[256];
 	DAT_COUNT pdata_len;
 	dofi_ep_t *ep; /* provider-created or RSP EP */
 	uint8_t rdma_in, rdma_out;
-	uint8_t rtu;  /* the requester offered an RTU (DOFI_CM_F_RTU) */
-	uint8_t acc;  /* it asked for the accepted message */
-	int rejected; /* dat_cr_reject sent a reject on pep */
 };
 
-/* ---- fabric traits (dofi_traits.c) ---------------------------------------- */
+/* ---- fabric traits (dofi_traits.c) ----------------------------------------
+ */
 
 /* ia->traits->late_order */
 enum { DOFI_ORDER_NONE, DOFI_ORDER_LATE, DOFI_ORDER_ALL };
@@ -540,6 +519,10 @@ typedef struct dofi_traits {
 	uint8_t delivery_write;
 	/* Never raises SIGPIPE (writes with MSG_NOSIGNAL): no guard. */
 	uint8_t no_sigpipe;
+	/* domain_attr->ep_cnt is a default, not a limit, and each connected
+	 * endpoint holds a socket: RLIMIT_NOFILE bounds max_eps (tcp,
+	 * sockets). */
+	uint8_t ep_cnt_soft;
 	/*
 	 * Request completions that come out of posting order are put back
 	 * in order (dofi_dto.c). DOFI_ORDER_LATE: those that complete on the
@@ -556,22 +539,6 @@ const dofi_traits_t *dofi_traits_lookup(const char *prov_name);
 
 /* ---- the IA -------------------------------------------------------------- */
 
-/* A closed fi_ep's address while EQ events for it may be unread. */
-typedef struct dofi_tomb {
-	const struct fid *fid; /* compared, never dereferenced */
-	uint64_t epoch;        /* ia->eq_epoch when it was closed */
-	struct fid_ep *spare;  /* an endpoint opened at that address, unused */
-} dofi_tomb_t;
-
-/* A spent RSP's listener kept open until its reject has gone out. */
-typedef struct dofi_parked_pep {
-	struct dofi_parked_pep *next;
-	struct fid_pep *pep;
-	struct fi_info *info;
-	uint16_t port;
-	uint64_t close_at; /* CLOCK_MONOTONIC ns */
-} dofi_parked_pep_t;
-
 typedef enum {
 	DOFI_PROGRESS_AUTO,
 	DOFI_PROGRESS_THREAD,
@@ -585,8 +552,8 @@ typedef struct dofi_ia {
 	struct fi_info *info;
 	struct fid_fabric *fabric;
 	dofi_dom_t dom0; /* the IA's domain, head of the domain list */
-	struct fid_eq *eq;
-	int eq_fd;
+	const dofi_cm_ops_t *cm_ops; /* the connection backend */
+	void *cm;                    /* its state */
 	dofi_evd_t *async_evd;
 	int async_evd_ours;
 	struct sockaddr_in addr;
@@ -597,21 +564,19 @@ typedef struct dofi_ia {
 	DAT_NAMED_ATTR transport[4];
 	char names[4][64];
 	dofi_list_t objs[DOFI_OBJ_LAST];
-	dofi_parked_pep_t *parked; /* under lock */
-	/* Closed endpoints' fids (dofi_ep.c), under lock. */
-	dofi_tomb_t *tombs;
-	uint32_t ntombs, tombs_cap;
-	uint64_t eq_epoch; /* EQ drains begun */
+	/* The CM's timers and watch list (dofi_cm.c), under lock; its
+	 * kicked EPs, a lock-free stack. */
+	dofi_timers_t timers;
+	dofi_list_t watch;
+	struct dofi_ep *_Atomic kicks;
 	/* lmr_context -> LMR, lock-free reads: chunked table. */
 	dofi_lmr_t **lmr_chunks[256];
 	uint32_t lmr_next;
 	_Atomic uint32_t key_next;
-	int virt_addr;     /* FI_MR_VIRT_ADDR in effect */
-	int mr_local;      /* FI_MR_LOCAL: descriptors required */
-	int prov_key;      /* FI_MR_PROV_KEY */
+	int virt_addr;               /* FI_MR_VIRT_ADDR in effect */
+	int mr_local;                /* FI_MR_LOCAL: descriptors required */
+	int prov_key;                /* FI_MR_PROV_KEY */
 	const dofi_traits_t *traits; /* the fabric's (dofi_traits.c) */
-	/* What dat_ep_connect opens endpoints with (dofi_cm_connect). */
-	struct fi_info *conn_info;
 	/* Extra op flags for RDMA writes: FI_DELIVERY_COMPLETE where a
 	 * transmit completion would hide a target's refusal. */
 	uint64_t write_flags;
@@ -630,10 +595,12 @@ typedef struct dofi_ia {
 	/* A consumer polled a CR or connection EVD since the thread's last
 	 * look: it reads the EQ itself. */
 	_Atomic int cm_polled;
-	/* With no progress thread, an RTU was read off a CQ: the CM has to
-	 * act on it at the next dequeue (dofi_evd_dequeue). */
+	/* With no progress thread, an EP was kicked: the CM has to act on
+	 * it at the next dequeue (dofi_evd_dequeue). */
 	_Atomic int cm_due;
-	pthread_mutex_t eq_lock; /* one EQ reader at a time */
+	pthread_mutex_t cm_read_lock; /* one reader of CM events at a time */
+	/* The last data walk of a wait for connection events (dofi_cm.c). */
+	_Atomic uint64_t cm_walk_ns;
 } dofi_ia_t;
 
 #define DOFI_LMR_CHUNK     4096u
@@ -664,6 +631,10 @@ static inline void *dofi_obj_fast(const void *handle, dofi_obj_type_t type)
 	return (void *)o;
 }
 
+/* n bytes whose pages are resident only once touched (n >= 16 KiB: mmap),
+ * and their release with the same n. */
+void *dofi_lazy_alloc(size_t n);
+void dofi_lazy_free(void *p, size_t n);
 DAT_RETURN dofi_fi_to_dat(int fi_err);
 DAT_IA_HANDLE dofi_ia_consumer_handle(dofi_ia_t *ia);
 uint64_t dofi_now_ns(void);
@@ -811,13 +782,21 @@ DAT_RETURN dofi_ep_free(DAT_EP_HANDLE);
 DAT_RETURN dofi_ep_reset(DAT_EP_HANDLE);
 DAT_RETURN dofi_ep_recv_query(DAT_EP_HANDLE, DAT_COUNT *, DAT_COUNT *);
 DAT_RETURN dofi_ep_set_watermark(DAT_EP_HANDLE, DAT_COUNT, DAT_COUNT);
-/* Create and enable the fi_ep (info from the IA or a CR). ia->lock held. */
-dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info);
+/*
+ * Open, bind and enable an fi_ep for ep (info from the IA or a request)
+ * in its PZ's domain, bound to bind (the backend's EQ or AV) and the
+ * EVDs' CQs, with one slot more each way for a backend's own message.
+ * Not yet published in ep->fep: the caller posts its own receive first,
+ * then dofi_ep_publish_fep. ia->lock held.
+ */
+dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info,
+                              struct fid *bind,
+                              int (*aside)(dofi_ep_t *, struct fid_ep *),
+                              struct fid_ep **out, int *extra);
+/* Publish fep as ep->fep and post the receives queued meanwhile. */
+dof_status_t dofi_ep_publish_fep(dofi_ep_t *ep, struct fid_ep *fep);
 /* Close the fi_ep, flushing every posted DTO. ia->lock held. */
 void dofi_ep_close_fep(dofi_ep_t *ep);
-/* An EQ drain begun at epoch has read every event: forget the fids closed
- * before it (UINT64_MAX: all, at IA close). ia->lock held. */
-void dofi_ep_tombs_expire(dofi_ia_t *ia, uint64_t epoch);
 /* Fill attributes with the provider's defaults, clamped to the IA. */
 void dofi_ep_default_attr(dofi_ia_t *ia, DAT_EP_ATTR *attr);
 dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,
@@ -884,12 +863,12 @@ void dofi_dto_order_drop(dofi_ep_t *ep);
 /* Post the receives queued while the EP had no fi_ep. */
 dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep);
 /*
- * The internal zero-byte receive (RTU or accepted message, by type) and
- * send, with op the EP's rtu_op or acc_op. ia->lock held.
+ * A backend's own zero-byte receive and send (DOFI_OP_CM_RECV/SEND), with
+ * op one of its own (op->ep set). ia->lock held.
  */
 dof_status_t dofi_dto_post_internal_recv(dofi_ep_t *ep, struct fid_ep *fep,
-                                         dofi_op_t *op, uint8_t type);
-dof_status_t dofi_dto_send_internal(dofi_ep_t *ep, dofi_op_t *op, uint8_t type);
+                                         dofi_op_t *op);
+dof_status_t dofi_dto_send_internal(dofi_ep_t *ep, dofi_op_t *op);
 /*
  * Report an op the caller took back from libfabric (posted exchanged
  * to 0) as flushed, and return it to its pool.
@@ -898,7 +877,7 @@ void dofi_dto_flush_op(dofi_op_t *op);
 /* Complete queued receives as flushed (no fi_ep will carry them). */
 void dofi_dto_flush_queued(dofi_ep_t *ep);
 
-/* dofi_cm_msg.c: the MSG backend */
+/* dofi_cm.c: the DAT connection model (the seam: dofi_cm.h) */
 DAT_RETURN dofi_ep_connect(DAT_EP_HANDLE, DAT_IA_ADDRESS_PTR, DAT_CONN_QUAL,
                            DAT_TIMEOUT, DAT_COUNT, const DAT_PVOID, DAT_QOS,
                            DAT_CONNECT_FLAGS);
@@ -920,33 +899,42 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE, DAT_EP_HANDLE, DAT_COUNT,
                           const DAT_PVOID);
 DAT_RETURN dofi_cr_reject(DAT_CR_HANDLE, DAT_COUNT, const DAT_PVOID);
 DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE, DAT_CONN_QUAL);
-/* Read and handle every pending EQ event. Safe from any thread. */
+/* The IA's connection backend, by its endpoint type, and its state. */
+dof_status_t dofi_cm_ia_open(dofi_ia_t *ia);
+/* Everything of the IA's is gone. ia->lock not held. */
+void dofi_cm_ia_close(dofi_ia_t *ia);
+/* The backend's state of a new EP. */
+dof_status_t dofi_cm_ep_init(dofi_ep_t *ep);
+/* Read and handle every pending CM event, then the timers. Safe from
+ * any thread. */
 void dofi_cm_progress(dofi_ia_t *ia);
 /*
  * The same, stopping once an event is in until's ring (a consumer's
  * dequeue: it takes that one now and reads on at its next call).
  */
 void dofi_cm_progress_until(dofi_ia_t *ia, dofi_evd_t *until);
-/* Connect timeouts that expired. */
+/* The CM's events and timers only, no data progress (a DTO EVD's idle
+ * dequeue: its own read moved its data). */
+void dofi_cm_progress_events(dofi_ia_t *ia);
+/* Deadlines that passed, conditions watched, EPs kicked. */
 void dofi_cm_check_timers(dofi_ia_t *ia);
+/* Whether the CM has anything pending that needs a look in time. */
+int dofi_cm_timers_pending(dofi_ia_t *ia);
+/* The CM's wait fd, armed (-1: none); *ready: events are in already. */
+int dofi_cm_wait_fd(dofi_ia_t *ia, int *ready);
 /*
  * A receive of the EP completed truncated: end the connection (BROKEN)
  * unless the fabric does. Error completion path; takes no lock.
  */
 void dofi_cm_break_later(dofi_ep_t *ep);
+/* An internal op of the backend's completed. Completion path. */
+void dofi_cm_op_done(dofi_op_t *op, int err);
 /* Tear down an EP's connection (EP free/reset, IA close). lock held. */
 void dofi_cm_ep_teardown(dofi_ep_t *ep);
+/* The same, and the backend's state goes (EP free). lock held. */
+void dofi_cm_ep_fini(dofi_ep_t *ep);
 void dofi_cm_sp_destroy(dofi_sp_t *sp);
-/* Close parked listeners: port -1 those due, 0 all, else that port's.
- * ia->lock held. */
-void dofi_cm_close_parked(dofi_ia_t *ia, int port);
 void dofi_cm_cr_destroy(dofi_cr_t *cr);
-/*
- * An internal (RTU) op completed; err is 0 or the libfabric error. Called
- * wherever CQ entries are converted, maybe under an EVD lock: it only
- * records the outcome and wakes the progress thread; dofi_cm_progress acts.
- */
-void dofi_cm_rtu_complete(dofi_op_t *op, int err);
 
 /* dofi_progress.c */
 dof_status_t dofi_progress_start(dofi_ia_t *ia);
@@ -963,7 +951,7 @@ static inline int dofi_progress_off(const dofi_ia_t *ia)
 }
 /* A CQ the progress thread should watch: it wakes the thread, which
  * reads every EVD's cq_fd again. */
-void dofi_progress_watch(dofi_ia_t *ia, int fd, void *ptr);
+void dofi_progress_watch(dofi_ia_t *ia);
 /* Make the progress thread look at the IA again now. */
 void dofi_progress_wake(dofi_ia_t *ia);
 /* 1 on an IA's progress thread. */

@@ -46,7 +46,6 @@
  * #ifndef cannot see: after dofi.h they are its; without it, ours. (So
  * until dofi.h includes this header instead, include dofi.h first.)
  */
-#ifndef DOFI_H
 #ifndef DOFI_CM_REQ
 #define DOFI_CM_REQ 1 /* connect */
 #endif
@@ -56,7 +55,6 @@
 #ifndef DOFI_CM_REJ
 #define DOFI_CM_REJ 3 /* consumer reject */
 #endif
-#endif /* !DOFI_H */
 
 /*
  * Flags. RTU: in a REQ, "I will send a ready-to-use message if you ask";

@@ -11,6 +11,8 @@
  */
 #include "config.h"
 
+#define DOFI_LOG_COMP "dto"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,22 @@
 #include "dofi_fast.h"
 
 #define DOFI_EAGAIN_RETRIES 1000
+
+/*
+ * call (a post to libfabric) again while it answers -FI_EAGAIN and
+ * dofi_retry_eagain, driving cq, says to, at most DOFI_EAGAIN_RETRIES
+ * times; its last return. Slow paths only.
+ */
+#define DOFI_RETRY(cq, call)                                              \
+	__extension__({                                                   \
+		ssize_t dofi_rc_;                                         \
+		int dofi_tries_ = 0;                                      \
+		do                                                        \
+			dofi_rc_ = (call);                                \
+		while (dofi_retry_eagain((cq), dofi_rc_) == -FI_EAGAIN && \
+		       ++dofi_tries_ < DOFI_EAGAIN_RETRIES);              \
+		dofi_rc_;                                                 \
+	})
 
 /* ---- the op pool --------------------------------------------------------- */
 
@@ -27,7 +45,8 @@ dof_status_t dofi_pool_init(dofi_pool_t *pool, uint32_t size,
 {
 	memset(pool, 0, sizeof(*pool));
 	/* Not zeroed: dofi_pool_fresh sets up each op on first use. */
-	pool->ops = malloc((size ? size : 1) * sizeof(dofi_op_t));
+	pool->ops_bytes = (size ? size : 1) * sizeof(dofi_op_t);
+	pool->ops = dofi_lazy_alloc(pool->ops_bytes);
 	if (pool->ops == NULL)
 		return DOF_ERR_NO_MEMORY;
 	pthread_mutex_init(&pool->fresh_lock, NULL);
@@ -78,7 +97,7 @@ void dofi_pool_fini(dofi_pool_t *pool)
 {
 	if (pool->ops != NULL)
 		pthread_mutex_destroy(&pool->fresh_lock);
-	free(pool->ops);
+	dofi_lazy_free(pool->ops, pool->ops_bytes);
 	memset(pool, 0, sizeof(*pool));
 }
 
@@ -137,7 +156,7 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	if (op == NULL || (posted = atomic_exchange(&op->posted, 0)) == 0)
 		return 1;
 	if (__builtin_expect(DOFI_OP_INTERNAL(op->type), 0)) {
-		dofi_cm_rtu_complete(op, err->err ? err->err : FI_EOTHER);
+		dofi_cm_op_done(op, err->err ? err->err : FI_EOTHER);
 		return 1;
 	}
 	st = dofi_dto_err_status(op, err->err, err->prov_errno);
@@ -232,7 +251,8 @@ static inline void dofi_order_prepare(dofi_ep_t *ep, dofi_op_t *op, int late)
 		op->wait = 0;
 		return;
 	}
-	op->late = (uint8_t)(late || ep->obj.ia->traits->late_order == DOFI_ORDER_ALL);
+	op->late = (uint8_t)(late ||
+	                     ep->obj.ia->traits->late_order == DOFI_ORDER_ALL);
 	if (op->late)
 		op->wait = atomic_fetch_add(&ep->late_posted, 1);
 	else
@@ -707,6 +727,55 @@ static ssize_t dofi_retry_eagain(struct fid_cq *cq, ssize_t rc)
 	return rc;
 }
 
+/* One try at posting a request (the slow path's). */
+static ssize_t dofi_req_post(dofi_ep_t *ep, dofi_op_t *op, uint8_t type,
+                             struct iovec *iov, void **desc, size_t count,
+                             struct fi_rma_iov *rmap, uint64_t wflags)
+{
+	struct fi_rma_iov rma = *rmap;
+
+	if (count <= 1 && wflags == 0) {
+		/* The common case: libfabric's short calls are the
+		 * cheapest path through most providers. */
+		void *buf = count ? iov[0].iov_base : NULL;
+		size_t len = count ? iov[0].iov_len : 0;
+		void *d = count ? desc[0] : NULL;
+
+		return type == DOFI_OP_SEND
+		               ? fi_send(ep->fep, buf, len, d, ep->peer, op)
+		       : type == DOFI_OP_WRITE
+		               ? fi_write(ep->fep, buf, len, d, ep->peer,
+		                          rma.addr, rma.key, op)
+		               : fi_read(ep->fep, buf, len, d, ep->peer,
+		                         rma.addr, rma.key, op);
+	} else if (type == DOFI_OP_SEND) {
+		struct fi_msg msg = {
+		        .msg_iov = iov,
+		        .desc = desc,
+		        .iov_count = count,
+		        .addr = ep->peer,
+		        .context = op,
+		};
+
+		return fi_sendmsg(ep->fep, &msg, FI_COMPLETION);
+	} else {
+		struct fi_msg_rma msg = {
+		        .msg_iov = iov,
+		        .desc = desc,
+		        .iov_count = count,
+		        .addr = ep->peer,
+		        .rma_iov = &rma,
+		        .rma_iov_count = 1,
+		        .context = op,
+		};
+
+		return type == DOFI_OP_WRITE
+		               ? fi_writemsg(ep->fep, &msg,
+		                             FI_COMPLETION | wflags)
+		               : fi_readmsg(ep->fep, &msg, FI_COMPLETION);
+	}
+}
+
 /*
  * Every post the fast path (dofi_post_request) does not take: several
  * segments, a bad argument, a full queue, libfabric's EAGAIN. It checks
@@ -731,7 +800,6 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	dofi_op_t *op;
 	DAT_RETURN ret;
 	ssize_t rc;
-	int tries;
 
 	if (ep == NULL) {
 		(void)dofi_obj_get(h, DOFI_OBJ_EP, "dat_ep_post");
@@ -811,48 +879,8 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	dofi_order_prepare(ep, op, type == DOFI_OP_READ || wflags != 0);
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 
-	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
-		if (count <= 1 && wflags == 0) {
-			/* The common case: libfabric's short calls are the
-			 * cheapest path through most providers. */
-			void *buf = count ? iov[0].iov_base : NULL;
-			size_t len = count ? iov[0].iov_len : 0;
-			void *d = count ? desc[0] : NULL;
-
-			rc = type == DOFI_OP_SEND
-			             ? fi_send(ep->fep, buf, len, d, 0, op)
-			     : type == DOFI_OP_WRITE
-			             ? fi_write(ep->fep, buf, len, d, 0,
-			                        rma.addr, rma.key, op)
-			             : fi_read(ep->fep, buf, len, d, 0,
-			                       rma.addr, rma.key, op);
-		} else if (type == DOFI_OP_SEND) {
-			struct fi_msg msg = {
-			        .msg_iov = iov,
-			        .desc = desc,
-			        .iov_count = count,
-			        .context = op,
-			};
-
-			rc = fi_sendmsg(ep->fep, &msg, FI_COMPLETION);
-		} else {
-			struct fi_msg_rma msg = {
-			        .msg_iov = iov,
-			        .desc = desc,
-			        .iov_count = count,
-			        .rma_iov = &rma,
-			        .rma_iov_count = 1,
-			        .context = op,
-			};
-
-			rc = type == DOFI_OP_WRITE
-			             ? fi_writemsg(ep->fep, &msg,
-			                           FI_COMPLETION | wflags)
-			             : fi_readmsg(ep->fep, &msg, FI_COMPLETION);
-		}
-		if (dofi_retry_eagain(ep->tx_cq, rc) != -FI_EAGAIN)
-			break;
-	}
+	rc = DOFI_RETRY(ep->tx_cq, dofi_req_post(ep, op, type, iov, desc, count,
+	                                         &rma, wflags));
 	if (rc != 0) {
 		atomic_store(&op->posted, 0);
 		dofi_order_unposted(ep, op);
@@ -931,13 +959,13 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	buf = (void *)(uintptr_t)segs->virtual_address;
 	desc = lmr->desc;
 	if (type == DOFI_OP_SEND) {
-		rc = fi_send(fep, buf, len, desc, 0, op);
+		rc = fi_send(fep, buf, len, desc, ep->peer, op);
 	} else if (type == DOFI_OP_READ) {
-		rc = fi_read(fep, buf, len, desc, 0, remote->virtual_address,
-		             remote->rmr_context, op);
+		rc = fi_read(fep, buf, len, desc, ep->peer,
+		             remote->virtual_address, remote->rmr_context, op);
 	} else if (wflags == 0) {
-		rc = fi_write(fep, buf, len, desc, 0, remote->virtual_address,
-		              remote->rmr_context, op);
+		rc = fi_write(fep, buf, len, desc, ep->peer,
+		              remote->virtual_address, remote->rmr_context, op);
 	} else {
 		struct iovec iov = {.iov_base = buf, .iov_len = len};
 		struct fi_rma_iov rma = {.addr = remote->virtual_address,
@@ -946,6 +974,7 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		struct fi_msg_rma msg = {.msg_iov = &iov,
 		                         .desc = &desc,
 		                         .iov_count = 1,
+		                         .addr = ep->peer,
 		                         .rma_iov = &rma,
 		                         .rma_iov_count = 1,
 		                         .context = op};
@@ -999,20 +1028,15 @@ static ssize_t dofi_recv_post(dofi_ep_t *ep, dofi_op_t *op)
 	        .context = op,
 	};
 	ssize_t rc;
-	int tries;
 
-	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
-		rc = op->iov_count <= 1
-		             ? fi_recv(ep->fep,
-		                       op->iov_count ? op->iov[0].iov_base
-		                                     : NULL,
-		                       op->iov_count ? op->iov[0].iov_len : 0,
-		                       op->iov_count ? op->desc[0] : NULL, 0,
-		                       op)
-		             : fi_recvmsg(ep->fep, &msg, FI_COMPLETION);
-		if (dofi_retry_eagain(ep->rx_cq, rc) != -FI_EAGAIN)
-			break;
-	}
+	rc = DOFI_RETRY(
+	        ep->rx_cq,
+	        op->iov_count <= 1
+	                ? fi_recv(ep->fep,
+	                          op->iov_count ? op->iov[0].iov_base : NULL,
+	                          op->iov_count ? op->iov[0].iov_len : 0,
+	                          op->iov_count ? op->desc[0] : NULL, 0, op)
+	                : fi_recvmsg(ep->fep, &msg, FI_COMPLETION));
 	return rc;
 }
 
@@ -1169,21 +1193,14 @@ slow:
  * order on MSG endpoints: it takes the peer's first message).
  */
 dof_status_t dofi_dto_post_internal_recv(dofi_ep_t *ep, struct fid_ep *fep,
-                                         dofi_op_t *op, uint8_t type)
+                                         dofi_op_t *op)
 {
 	ssize_t rc;
-	int tries;
 
-	op->type = type;
+	op->type = DOFI_OP_CM_RECV;
 	op->len = 0;
-	atomic_store(type == DOFI_OP_RTU_RECV ? &ep->rtu_done : &ep->acc_done,
-	             DOFI_RTU_PENDING);
 	atomic_store(&op->posted, 1);
-	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
-		rc = fi_recv(fep, NULL, 0, NULL, 0, op);
-		if (dofi_retry_eagain(ep->rx_cq, rc) != -FI_EAGAIN)
-			break;
-	}
+	rc = DOFI_RETRY(ep->rx_cq, fi_recv(fep, NULL, 0, NULL, 0, op));
 	if (rc != 0) {
 		atomic_store(&op->posted, 0);
 		dof_info(DOFI_LOG, "EP %p: internal receive: %s", (void *)ep,
@@ -1199,16 +1216,11 @@ dof_status_t dofi_dto_post_internal_recv(dofi_ep_t *ep, struct fid_ep *fep,
  * send with our internal op as context, whose completion the conversion
  * retires.
  */
-dof_status_t dofi_dto_send_internal(dofi_ep_t *ep, dofi_op_t *op, uint8_t type)
+dof_status_t dofi_dto_send_internal(dofi_ep_t *ep, dofi_op_t *op)
 {
 	ssize_t rc;
-	int tries;
 
-	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
-		rc = fi_inject(ep->fep, NULL, 0, 0);
-		if (dofi_retry_eagain(ep->tx_cq, rc) != -FI_EAGAIN)
-			break;
-	}
+	rc = DOFI_RETRY(ep->tx_cq, fi_inject(ep->fep, NULL, 0, ep->peer));
 	if (rc == 0)
 		return DOF_OK;
 	dof_debug(DOFI_LOG,
@@ -1218,14 +1230,11 @@ dof_status_t dofi_dto_send_internal(dofi_ep_t *ep, dofi_op_t *op, uint8_t type)
 	if (ep->req_evd == NULL || ep->req_evd->cq == NULL ||
 	    atomic_load(&op->posted))
 		return DOF_ERR_IO; /* its completion would go unread */
-	op->type = type;
+	op->type = DOFI_OP_CM_SEND;
 	op->len = 0;
 	atomic_store(&op->posted, 1);
-	for (tries = 0; tries < DOFI_EAGAIN_RETRIES; tries++) {
-		rc = fi_send(ep->fep, NULL, 0, NULL, 0, op);
-		if (dofi_retry_eagain(ep->tx_cq, rc) != -FI_EAGAIN)
-			break;
-	}
+	rc = DOFI_RETRY(ep->tx_cq,
+	                fi_send(ep->fep, NULL, 0, NULL, ep->peer, op));
 	if (rc != 0) {
 		atomic_store(&op->posted, 0);
 		dof_info(DOFI_LOG, "EP %p: sending an internal message: %s",

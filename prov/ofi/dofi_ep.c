@@ -10,6 +10,8 @@
  */
 #include "config.h"
 
+#define DOFI_LOG_COMP "ep"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,13 +121,12 @@ static DAT_RETURN dofi_ep_check_attr(dofi_ia_t *ia, DAT_EP_ATTR *a)
  * streams takes only threshold/default flags; solicited-wait receive
  * EVDs carry nothing else.
  */
-static int dofi_ep_flags_ok(dofi_ia_t *ia, dofi_ep_t *self, dofi_evd_t *evd,
-                            DAT_COMPLETION_FLAGS flags, int recv)
+static int dofi_ep_flags_ok(dofi_evd_t *evd, DAT_COMPLETION_FLAGS flags,
+                            int recv)
 {
 	const DAT_EVD_FLAGS other = DAT_EVD_SOFTWARE_FLAG | DAT_EVD_CR_FLAG |
 	                            DAT_EVD_CONNECTION_FLAG |
 	                            DAT_EVD_ASYNC_FLAG;
-	dofi_list_t *e;
 
 	if (evd == NULL)
 		return 1;
@@ -135,33 +136,39 @@ static int dofi_ep_flags_ok(dofi_ia_t *ia, dofi_ep_t *self, dofi_evd_t *evd,
 	if (recv && (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG) &&
 	    (evd->flags & ~(DAT_EVD_FLAGS)DAT_EVD_DTO_FLAG))
 		return 0;
-	for (e = ia->objs[DOFI_OBJ_EP].next; e != &ia->objs[DOFI_OBJ_EP];
-	     e = e->next) {
-		dofi_ep_t *o = dofi_container_of(e, dofi_ep_t, obj.link);
-
-		if (o == self)
-			continue;
-		if (o->recv_evd == evd &&
-		    o->attr.recv_completion_flags != flags)
-			return 0;
-		if (o->req_evd == evd &&
-		    o->attr.request_completion_flags != flags)
-			return 0;
-		/* A solicited-wait receive EVD carries only those. */
-		if (o->recv_evd == evd && !recv &&
-		    (o->attr.recv_completion_flags &
-		     DAT_COMPLETION_SOLICITED_WAIT_FLAG))
-			return 0;
-	}
+	/* The other streams on it share one set of flags. */
+	if (evd->streams > 0 && evd->stream_flags != flags)
+		return 0;
+	/* A solicited-wait receive EVD carries only those. */
+	if (!recv && evd->solicited > 0)
+		return 0;
 	return 1;
+}
+
+/* Count (sign 1) or forget (-1) an EP's streams on its EVDs. ia->lock. */
+static void dofi_ep_streams(dofi_evd_t *recv, dofi_evd_t *req,
+                            const DAT_EP_ATTR *a, int sign)
+{
+	if (recv != NULL) {
+		recv->streams += sign;
+		recv->stream_flags = a->recv_completion_flags;
+		if (a->recv_completion_flags &
+		    DAT_COMPLETION_SOLICITED_WAIT_FLAG)
+			recv->solicited += sign;
+	}
+	if (req != NULL) {
+		req->streams += sign;
+		req->stream_flags = a->request_completion_flags;
+	}
 }
 
 static void dofi_ep_free_pools(dofi_ep_t *ep)
 {
 	dofi_pool_fini(&ep->req_pool);
 	dofi_pool_fini(&ep->recv_pool);
-	free(ep->recv_iov_block);
-	free(ep->recv_desc_block);
+	dofi_lazy_free(ep->recv_iov_block,
+	               ep->recv_block_n * sizeof(struct iovec));
+	dofi_lazy_free(ep->recv_desc_block, ep->recv_block_n * sizeof(void *));
 	ep->recv_iov_block = NULL;
 	ep->recv_desc_block = NULL;
 	/* Events behind requests name the pool's ops. */
@@ -178,10 +185,11 @@ static dof_status_t dofi_ep_alloc_pools(dofi_ep_t *ep)
 	        ep->attr.max_recv_iov > 0 ? (uint32_t)ep->attr.max_recv_iov : 1;
 
 	/* Written by each post before libfabric reads them: not zeroed. */
+	ep->recv_block_n = (size_t)nrecv * niov + 1;
 	ep->recv_iov_block =
-	        malloc(((size_t)nrecv * niov + 1) * sizeof(struct iovec));
+	        dofi_lazy_alloc(ep->recv_block_n * sizeof(struct iovec));
 	ep->recv_desc_block =
-	        malloc(((size_t)nrecv * niov + 1) * sizeof(void *));
+	        dofi_lazy_alloc(ep->recv_block_n * sizeof(void *));
 	if (ep->recv_iov_block == NULL || ep->recv_desc_block == NULL ||
 	    dofi_pool_init(&ep->req_pool, (uint32_t)ep->attr.max_request_dtos,
 	                   ep, NULL, NULL, 0) != DOF_OK ||
@@ -217,16 +225,17 @@ dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,
 	ep->recv_evd = recv;
 	ep->req_evd = req;
 	ep->conn_evd = conn;
-	ep->rtu_op.ep = ep;
-	ep->acc_op.ep = ep;
 	dofi_dto_order_reset(ep);
 	atomic_store(&ep->state, DAT_EP_STATE_UNCONNECTED);
 	ep->local_addr = ia->addr;
 	if (dofi_ep_alloc_pools(ep) != DOF_OK)
 		goto err_obj;
+	if (dofi_cm_ep_init(ep) != DOF_OK)
+		goto err_pools;
 	pthread_mutex_lock(&ia->lock);
-	if (!dofi_ep_flags_ok(ia, ep, recv, a.recv_completion_flags, 1) ||
-	    !dofi_ep_flags_ok(ia, ep, req, a.request_completion_flags, 0)) {
+	if (!dofi_ep_flags_ok(recv, a.recv_completion_flags, 1) ||
+	    !dofi_ep_flags_ok(req, a.request_completion_flags, 0)) {
+		dofi_cm_ep_fini(ep);
 		dofi_ep_free_pools(ep);
 		dofi_obj_free(ep);
 		pthread_mutex_unlock(&ia->lock);
@@ -236,6 +245,7 @@ dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,
 		*ret = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 		return NULL;
 	}
+	dofi_ep_streams(recv, req, &a, 1);
 	if (pz)
 		atomic_fetch_add(&pz->nref, 1);
 	if (recv)
@@ -247,6 +257,8 @@ dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,
 	pthread_mutex_unlock(&ia->lock);
 	return ep;
 
+err_pools:
+	dofi_ep_free_pools(ep);
 err_obj:
 	pthread_mutex_lock(&ia->lock);
 	dofi_obj_free(ep);
@@ -488,8 +500,11 @@ DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		return DAT_ERROR(DAT_INVALID_STATE,
 		                 DAT_INVALID_STATE_EP_CONNECTED);
 	}
-	if (!dofi_ep_flags_ok(ia, ep, recv, a.recv_completion_flags, 1) ||
-	    !dofi_ep_flags_ok(ia, ep, req, a.request_completion_flags, 0)) {
+	/* Checked against the other EPs' streams: ours count again below. */
+	dofi_ep_streams(ep->recv_evd, ep->req_evd, &ep->attr, -1);
+	if (!dofi_ep_flags_ok(recv, a.recv_completion_flags, 1) ||
+	    !dofi_ep_flags_ok(req, a.request_completion_flags, 0)) {
+		dofi_ep_streams(ep->recv_evd, ep->req_evd, &ep->attr, 1);
 		pthread_mutex_unlock(&ia->lock);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	}
@@ -499,6 +514,7 @@ DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	 * were checked against the old one.
 	 */
 	if (pz != ep->pz && ep->pend_head != DOFI_POOL_NONE) {
+		dofi_ep_streams(ep->recv_evd, ep->req_evd, &ep->attr, 1);
 		pthread_mutex_unlock(&ia->lock);
 		dof_warn(DOFI_LOG, "dat_ep_modify: receives posted in the old "
 		                   "PZ are queued; the PZ cannot change");
@@ -510,6 +526,8 @@ DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		DAT_EP_ATTR old = ep->attr;
 
 		if (ep->pend_head != DOFI_POOL_NONE) {
+			dofi_ep_streams(ep->recv_evd, ep->req_evd, &ep->attr,
+			                1);
 			pthread_mutex_unlock(&ia->lock);
 			return DAT_ERROR(DAT_INVALID_STATE, 0);
 		}
@@ -518,6 +536,8 @@ DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		if (dofi_ep_alloc_pools(ep) != DOF_OK) {
 			ep->attr = old;
 			(void)dofi_ep_alloc_pools(ep);
+			dofi_ep_streams(ep->recv_evd, ep->req_evd, &ep->attr,
+			                1);
 			pthread_mutex_unlock(&ia->lock);
 			return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
 			                 DAT_RESOURCE_MEMORY);
@@ -533,6 +553,7 @@ DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	dofi_ep_swap_evd(&ep->recv_evd, recv);
 	dofi_ep_swap_evd(&ep->req_evd, req);
 	dofi_ep_swap_evd(&ep->conn_evd, conn);
+	dofi_ep_streams(ep->recv_evd, ep->req_evd, &ep->attr, 1);
 	pthread_mutex_unlock(&ia->lock);
 	return DAT_SUCCESS;
 }
@@ -581,77 +602,15 @@ DAT_RETURN dofi_ep_set_watermark(DAT_EP_HANDLE h, DAT_COUNT soft_hw,
 	return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
 }
 
-/*
- * EQ events are matched to EPs by fid address (dofi_cm_ep_of), and
- * libfabric may have queued events for an endpoint we close before we
- * read them (sockets: the FI_SHUTDOWN that follows our own). The next
- * fi_endpoint often returns the closed one's address, and such a stale
- * event then ended the new connection (ACCEPT_COMPLETION_ERROR on the
- * passive side, a requester timing out or NON_PEER_REJECTED). So a closed
- * fid stays a tombstone until an EQ drain begun after the close has read
- * everything, and an endpoint opened at a tombstone's address is set
- * aside (open but unbound: it gets no events) and replaced; it is closed
- * with its tombstone. ia->lock held.
- */
-#define DOFI_TOMB_SPARES 4
-
-static dofi_tomb_t *dofi_ep_tomb_find(dofi_ia_t *ia, const struct fid *fid)
+dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info,
+                              struct fid *bind,
+                              int (*aside)(dofi_ep_t *, struct fid_ep *),
+                              struct fid_ep **out, int *extra)
 {
-	uint32_t i;
-
-	for (i = 0; i < ia->ntombs; i++)
-		if (ia->tombs[i].fid == fid)
-			return &ia->tombs[i];
-	return NULL;
-}
-
-static void dofi_ep_tomb_add(dofi_ia_t *ia, const struct fid *fid)
-{
-	if (ia->ntombs == ia->tombs_cap) {
-		uint32_t cap = ia->tombs_cap ? ia->tombs_cap * 2 : 16;
-		dofi_tomb_t *t = realloc(ia->tombs, cap * sizeof(*t));
-
-		if (t == NULL)
-			return; /* unguarded, as before */
-		ia->tombs = t;
-		ia->tombs_cap = cap;
-	}
-	ia->tombs[ia->ntombs].fid = fid;
-	ia->tombs[ia->ntombs].epoch = ia->eq_epoch;
-	ia->tombs[ia->ntombs].spare = NULL;
-	ia->ntombs++;
-}
-
-void dofi_ep_tombs_expire(dofi_ia_t *ia, uint64_t epoch)
-{
-	uint32_t i = 0;
-
-	while (i < ia->ntombs) {
-		dofi_tomb_t *t = &ia->tombs[i];
-
-		if (t->epoch >= epoch) {
-			i++;
-			continue;
-		}
-		if (t->spare != NULL)
-			(void)DOFI_NOPIPE(fi_close(&t->spare->fid));
-		*t = ia->tombs[--ia->ntombs];
-	}
-	if (epoch == UINT64_MAX) {
-		free(ia->tombs);
-		ia->tombs = NULL;
-		ia->tombs_cap = 0;
-	}
-}
-
-dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
-{
-	dofi_ia_t *ia = ep->obj.ia;
 	struct fid_cq *tx, *rx;
 	struct fid_ep *fep;
-	dofi_tomb_t *tomb;
 	dofi_dom_t *dom;
-	int rc, spares = 0;
+	int rc;
 
 	/* Connect and accept refuse an EP with no PZ. */
 	if (ep->pz == NULL)
@@ -665,49 +624,31 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 	rx = ep->recv_evd ? dofi_evd_cq_get(ep->recv_evd, dom) : dom->null_cq;
 	if (tx == NULL || rx == NULL)
 		return DOF_ERR_NO_MEMORY;
-	/* One slot more each way for the RTU's receive or send. */
+	/* One slot more each way for the backend's own message. */
+	*extra = 1;
 	if (ep->attr.max_request_dtos > 0)
 		info->tx_attr->size = (size_t)ep->attr.max_request_dtos + 1;
 	if (ep->attr.max_recv_dtos > 0)
 		info->rx_attr->size = (size_t)ep->attr.max_recv_dtos + 1;
-	for (;;) {
+	rc = DOFI_NOPIPE(fi_endpoint(dom->domain, info, &fep, ep));
+	if (rc != 0 &&
+	    (ep->attr.max_request_dtos > 0 || ep->attr.max_recv_dtos > 0)) {
+		/* The provider's limit: the consumer's sizes, no extra. */
+		if (ep->attr.max_request_dtos > 0)
+			info->tx_attr->size = (size_t)ep->attr.max_request_dtos;
+		if (ep->attr.max_recv_dtos > 0)
+			info->rx_attr->size = (size_t)ep->attr.max_recv_dtos;
+		*extra = 0;
 		rc = DOFI_NOPIPE(fi_endpoint(dom->domain, info, &fep, ep));
-		if (rc != 0 && (ep->attr.max_request_dtos > 0 ||
-		                ep->attr.max_recv_dtos > 0)) {
-			/* The provider's limit: the consumer's sizes, and
-			 * no RTU. */
-			if (ep->attr.max_request_dtos > 0)
-				info->tx_attr->size =
-				        (size_t)ep->attr.max_request_dtos;
-			if (ep->attr.max_recv_dtos > 0)
-				info->rx_attr->size =
-				        (size_t)ep->attr.max_recv_dtos;
-			ep->rtu = DOFI_RTU_NONE;
-			ep->acc = 0;
-			rc = DOFI_NOPIPE(
-			        fi_endpoint(dom->domain, info, &fep, ep));
-		}
-		if (rc != 0) {
-			dof_warn(DOFI_LOG, "fi_endpoint: %s", fi_strerror(-rc));
-			return DOF_ERR_NO_MEMORY;
-		}
-		/*
-		 * An accepting endpoint takes the connection request's
-		 * socket: that is good for one fi_endpoint only, so it
-		 * keeps whatever address it got.
-		 */
-		tomb = dofi_ep_tomb_find(ia, &fep->fid);
-		if (tomb == NULL || tomb->spare != NULL ||
-		    spares == DOFI_TOMB_SPARES || info->handle != NULL)
-			break;
-		dof_debug(DOFI_LOG,
-		          "EP %p: fi_endpoint gave a closed "
-		          "endpoint's address; set aside",
-		          (void *)ep);
-		tomb->spare = fep;
-		spares++;
 	}
-	rc = fi_ep_bind(fep, &ia->eq->fid, 0);
+	/* Open, unbound, the ones the backend sets aside. */
+	while (rc == 0 && aside != NULL && aside(ep, fep))
+		rc = DOFI_NOPIPE(fi_endpoint(dom->domain, info, &fep, ep));
+	if (rc != 0) {
+		dof_warn(DOFI_LOG, "fi_endpoint: %s", fi_strerror(-rc));
+		return DOF_ERR_NO_MEMORY;
+	}
+	rc = fi_ep_bind(fep, bind, 0);
 	/* One EVD both ways (the usual case): one bind. */
 	if (rc == 0 && tx == rx)
 		rc = fi_ep_bind(fep, &tx->fid, FI_TRANSMIT | FI_RECV);
@@ -726,19 +667,12 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info)
 	ep->tx_cq = tx;
 	ep->rx_cq = rx;
 	dofi_dto_order_reset(ep);
-	/*
-	 * The internal receive first of all: the RTU's (the passive side
-	 * asks for it, dofi_cr_accept) or the accepted message's (the
-	 * active side, dofi_cm_connect); the consumer's receives can reach
-	 * libfabric only once ep->fep is set. Without it, neither.
-	 */
-	if (ep->rtu == DOFI_RTU_WAIT &&
-	    dofi_dto_post_internal_recv(ep, fep, &ep->rtu_op,
-	                                DOFI_OP_RTU_RECV) != DOF_OK)
-		ep->rtu = DOFI_RTU_NONE;
-	if (ep->acc && dofi_dto_post_internal_recv(ep, fep, &ep->acc_op,
-	                                           DOFI_OP_ACC_RECV) != DOF_OK)
-		ep->acc = 0;
+	*out = fep;
+	return DOF_OK;
+}
+
+dof_status_t dofi_ep_publish_fep(dofi_ep_t *ep, struct fid_ep *fep)
+{
 	ep->fep = fep;
 	return dofi_dto_replay_recvs(ep);
 }
@@ -749,23 +683,18 @@ void dofi_ep_close_fep(dofi_ep_t *ep)
 		return;
 	/* libfabric flushes what was posted (FI_ECANCELED) on close. */
 	(void)DOFI_NOPIPE(fi_close(&ep->fep->fid));
-	if (ep->obj.ia->traits->eq_keeps_closed)
-		dofi_ep_tomb_add(ep->obj.ia, &ep->fep->fid);
 	ep->fep = NULL;
 	ep->tx_cq = ep->rx_cq = NULL;
-	if (ep->info != NULL) {
-		fi_freeinfo(ep->info);
-		ep->info = NULL;
-	}
 }
 
 /* ia->lock held. */
 void dofi_ep_destroy(dofi_ep_t *ep)
 {
-	dofi_cm_ep_teardown(ep);
+	dofi_cm_ep_fini(ep);
 	dofi_dto_flush_queued(ep);
 	if (ep->pz)
 		atomic_fetch_sub(&ep->pz->nref, 1);
+	dofi_ep_streams(ep->recv_evd, ep->req_evd, &ep->attr, -1);
 	if (ep->recv_evd)
 		atomic_fetch_sub(&ep->recv_evd->nref, 1);
 	if (ep->req_evd)

@@ -20,6 +20,8 @@
  */
 #include "config.h"
 
+#define DOFI_LOG_COMP "evd"
+
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -126,6 +128,22 @@ static int dofi_ring_take(dofi_evd_t *evd, DAT_EVENT *ev)
 	return got;
 }
 
+/*
+ * The error entry a read of cq announced (-FI_EAVAIL), converted into *ev:
+ * 1 when it gives the consumer an event, 0 when it was taken with none,
+ * -1 when none could be read. locked: the caller holds evd->lock.
+ */
+static int dofi_evd_read_err(dofi_evd_t *evd, struct fid_cq *cq, DAT_EVENT *ev,
+                             int locked)
+{
+	struct fi_cq_err_entry err;
+
+	memset(&err, 0, sizeof(err));
+	if (fi_cq_readerr(cq, &err, 0) != 1)
+		return -1;
+	return dofi_dto_complete_err(&err, ev, evd, locked) == 0;
+}
+
 /* Move completions of one CQ into the ring until it holds `limit`. */
 static int dofi_evd_drain_cq(dofi_evd_t *evd, struct fid_cq *cq, uint32_t limit)
 {
@@ -140,12 +158,11 @@ static int dofi_evd_drain_cq(dofi_evd_t *evd, struct fid_cq *cq, uint32_t limit)
 		n = fi_cq_read(cq, entries,
 		               room < DOFI_CQ_BATCH ? room : DOFI_CQ_BATCH);
 		if (n == -FI_EAVAIL) {
-			struct fi_cq_err_entry err;
+			int got = dofi_evd_read_err(evd, cq, &ev, 1);
 
-			memset(&err, 0, sizeof(err));
-			if (fi_cq_readerr(cq, &err, 0) != 1)
+			if (got < 0)
 				break;
-			if (dofi_dto_complete_err(&err, &ev, evd, 1) == 0)
+			if (got)
 				(void)dofi_evd_push_locked(evd, &ev);
 			continue;
 		}
@@ -181,8 +198,8 @@ static int dofi_evd_drain_locked(dofi_evd_t *evd, uint32_t limit)
 
 /*
  * A CQ for an EVD in one of ia's domains, with the first wait object the
- * provider takes: a poll() list (where ia->traits->cq_pollfd), an fd, none (shm:
- * timed polling). *fd: its cq_fd.
+ * provider takes: a poll() list (where ia->traits->cq_pollfd), an fd, none
+ * (shm: timed polling). *fd: its cq_fd.
  */
 static int dofi_evd_cq_open(dofi_ia_t *ia, struct fid_domain *domain,
                             DAT_COUNT qlen, struct fid_cq **cq, int *fd)
@@ -196,8 +213,8 @@ static int dofi_evd_cq_open(dofi_ia_t *ia, struct fid_domain *domain,
 	size_t i;
 	int rc = -FI_ENOSYS;
 
-	for (i = ia->traits->cq_pollfd ? 0 : 1; i < sizeof(waits) / sizeof(waits[0]);
-	     i++) {
+	for (i = ia->traits->cq_pollfd ? 0 : 1;
+	     i < sizeof(waits) / sizeof(waits[0]); i++) {
 		attr.wait_obj = waits[i];
 		rc = fi_cq_open(domain, &attr, cq, NULL);
 		if (rc != -FI_ENOSYS && rc != -FI_EINVAL)
@@ -273,7 +290,7 @@ struct fid_cq *dofi_evd_cq_get(dofi_evd_t *evd, dofi_dom_t *dom)
 	__atomic_store_n(tail, x, __ATOMIC_RELEASE);
 	dof_debug(DOFI_LOG, "EVD %p: a CQ in domain %u", (void *)evd,
 	          dom->index);
-	dofi_progress_watch(evd->obj.ia, x->fd, evd);
+	dofi_progress_watch(evd->obj.ia);
 	return x->cq;
 }
 
@@ -300,7 +317,7 @@ dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
 		if (dofi_evd_cq_open(ia, ia->dom0.domain, qlen, &evd->cq,
 		                     &evd->cq_fd) != 0)
 			goto err;
-		dofi_progress_watch(ia, evd->cq_fd, evd);
+		dofi_progress_watch(ia);
 	}
 	return evd;
 err:
@@ -627,36 +644,42 @@ DAT_RETURN dofi_evd_post_se(DAT_EVD_HANDLE h, const DAT_EVENT *event)
 
 /* ---- consuming ----------------------------------------------------------- */
 
+/*
+ * One entry of cq for a dequeue: 1 with an event in *event, 2 when an
+ * entry was taken that gives none (suppressed, a backend's own message,
+ * an unreadable error), 0 when the CQ is empty.
+ */
+static inline int dofi_evd_take_cq(dofi_evd_t *evd, struct fid_cq *cq,
+                                   DAT_EVENT *event)
+{
+	struct fi_cq_data_entry entry;
+	ssize_t n;
+
+	/*
+	 * One entry per read, as the consumer asks: on tcp each read is
+	 * also libfabric's progress. Reading several and keeping the rest
+	 * in the ring halves the reads (8-byte message rate 1.5x) but
+	 * starves the transmit pipeline: 64 KiB RDMA Writes went from about
+	 * 10 to 33 us each.
+	 */
+	n = fi_cq_read(cq, &entry, 1);
+	if (n == 1)
+		return dofi_dto_complete(&entry, event, evd, 0) == 0 ? 1 : 2;
+	if (n == -FI_EAVAIL)
+		return dofi_evd_read_err(evd, cq, event, 0) == 1 ? 1 : 2;
+	return 0;
+}
+
 /* One event from the CQs in other domains; 0 when they are empty. */
 static int dofi_evd_dequeue_xcq(dofi_evd_t *evd, DAT_EVENT *event)
 {
-	struct fi_cq_data_entry entry;
 	dofi_evd_cq_t *x;
-	ssize_t n;
+	int r;
 
-	for (x = dofi_evd_xcq_first(evd); x != NULL; x = dofi_evd_xcq_next(x)) {
-		for (;;) {
-			n = fi_cq_read(x->cq, &entry, 1);
-			if (n == 1) {
-				if (dofi_dto_complete(&entry, event, evd, 0) ==
-				    0)
-					return 1;
-				continue; /* suppressed */
-			}
-			if (n == -FI_EAVAIL) {
-				struct fi_cq_err_entry err;
-
-				memset(&err, 0, sizeof(err));
-				if (fi_cq_readerr(x->cq, &err, 0) != 1)
-					break;
-				if (dofi_dto_complete_err(&err, event, evd,
-				                          0) == 0)
-					return 1;
-				continue;
-			}
-			break;
-		}
-	}
+	for (x = dofi_evd_xcq_first(evd); x != NULL; x = dofi_evd_xcq_next(x))
+		while ((r = dofi_evd_take_cq(evd, x->cq, event)) != 0)
+			if (r == 1)
+				return 1;
 	return 0;
 }
 
@@ -678,8 +701,7 @@ static void dofi_evd_cm_due(dofi_evd_t *evd)
 DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 {
 	dofi_evd_t *evd = dofi_obj_fast(h, DOFI_OBJ_EVD);
-	struct fi_cq_data_entry entry;
-	ssize_t n;
+	int r;
 
 	if (evd == NULL) {
 		(void)dofi_obj_get(h, DOFI_OBJ_EVD, __func__);
@@ -699,28 +721,12 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 			return DAT_SUCCESS;
 		if (evd->cq == NULL)
 			break;
-		/*
-		 * One entry per read, as the consumer asks: on tcp each read
-		 * is also libfabric's progress. Reading several and keeping
-		 * the rest in the ring halves the reads (8-byte message rate
-		 * 1.5x) but starves the transmit pipeline: 64 KiB RDMA Writes
-		 * went from about 10 to 33 us each.
-		 */
-		n = fi_cq_read(evd->cq, &entry, 1);
-		if (n == 1) {
-			if (dofi_dto_complete(&entry, event, evd, 0) == 0)
-				return DAT_SUCCESS;
-			/* Suppressed, or an internal message. */
+		r = dofi_evd_take_cq(evd, evd->cq, event);
+		if (r == 1)
+			return DAT_SUCCESS;
+		if (r == 2) {
+			/* Suppressed, or a backend's own message. */
 			dofi_evd_cm_due(evd);
-			continue;
-		}
-		if (n == -FI_EAVAIL) {
-			struct fi_cq_err_entry err;
-
-			memset(&err, 0, sizeof(err));
-			if (fi_cq_readerr(evd->cq, &err, 0) == 1 &&
-			    dofi_dto_complete_err(&err, event, evd, 0) == 0)
-				return DAT_SUCCESS;
 			continue;
 		}
 		/* EPs of other PZs: their domains' CQs. */
@@ -757,7 +763,10 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 		atomic_store_explicit(&evd->idle_polls, n,
 		                      memory_order_relaxed);
 		if (n % 64 == 0) {
-			dofi_cm_progress(evd->obj.ia);
+			/* The CM alone: this EVD's own read moved its data,
+			 * and a walk over every EVD would cost as many reads
+			 * as the IA has EVDs. */
+			dofi_cm_progress_events(evd->obj.ia);
 			if (dofi_ring_take(evd, event))
 				return DAT_SUCCESS;
 		}
@@ -829,15 +838,14 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms)
 
 	fds[0].fd = evd->efd;
 	fds[0].events = POLLIN;
-	if ((evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG)) &&
-	    ia->eq_fd >= 0) {
-		struct fid *eqf = &ia->eq->fid;
+	if (evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG)) {
+		/* Armed, or it stays readable (see dofi_cm_wait_fd). */
+		int fd = dofi_cm_wait_fd(ia, &ready);
 
-		/* Armed, or it stays readable (see dofi_progress.c). */
-		if (fi_trywait(ia->fabric, &eqf, 1) == -FI_EAGAIN)
-			ready = 1;
-		fds[nfds].fd = ia->eq_fd;
-		fds[nfds++].events = POLLIN;
+		if (fd >= 0) {
+			fds[nfds].fd = fd;
+			fds[nfds++].events = POLLIN;
+		}
 	}
 	if (evd->cq != NULL) {
 		dofi_evd_cq_t *x;

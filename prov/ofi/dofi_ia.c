@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "dofi.h"
@@ -79,6 +80,23 @@ static struct fi_info *dofi_ia_pick(struct fi_info *list, const char *want)
 	return pick;
 }
 
+/*
+ * How many EPs can be connected at once. Where the provider's ep_cnt is a
+ * default it does not enforce and each connection holds a socket (tcp,
+ * sockets: 10,005 connected where it said 8,192), the process's
+ * RLIMIT_NOFILE is the limit; else the provider's own count.
+ */
+static DAT_COUNT dofi_ia_max_eps(const dofi_ia_t *ia, const struct fi_info *fi)
+{
+	uint64_t n = fi->domain_attr->ep_cnt;
+	struct rlimit rl;
+
+	if (ia->traits->ep_cnt_soft && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY)
+		n = rl.rlim_cur;
+	return (DAT_COUNT)(n > INT32_MAX ? INT32_MAX : n);
+}
+
 /* libfabric's CM data limit, from a passive endpoint made for the asking. */
 static size_t dofi_ia_cm_data_size(dofi_ia_t *ia)
 {
@@ -112,9 +130,7 @@ static void dofi_ia_fill_attrs(dofi_ia_t *ia)
 	a->firmware_version_major = FI_MAJOR(fi_version());
 	a->firmware_version_minor = FI_MINOR(fi_version());
 	a->ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ia->addr;
-	a->max_eps = (DAT_COUNT)(fi->domain_attr->ep_cnt > INT32_MAX
-	                                 ? INT32_MAX
-	                                 : fi->domain_attr->ep_cnt);
+	a->max_eps = dofi_ia_max_eps(ia, fi);
 	n = fi->tx_attr->size < fi->rx_attr->size ? fi->tx_attr->size
 	                                          : fi->rx_attr->size;
 	a->max_dto_per_ep = (DAT_COUNT)(n > INT32_MAX ? INT32_MAX : n);
@@ -147,8 +163,12 @@ static void dofi_ia_fill_attrs(dofi_ia_t *ia)
 	a->max_recv_per_srq = 0;
 	a->max_iov_segments_per_rdma_read = (DAT_COUNT)fi->tx_attr->iov_limit;
 	a->max_iov_segments_per_rdma_write = (DAT_COUNT)fi->tx_attr->iov_limit;
-	a->max_rdma_read_in = DOFI_RDMA_READ_DEPTH * a->max_eps;
-	a->max_rdma_read_out = DOFI_RDMA_READ_DEPTH * a->max_eps;
+	a->max_rdma_read_in =
+	        (DAT_COUNT)((int64_t)DOFI_RDMA_READ_DEPTH * a->max_eps >
+	                                    INT32_MAX
+	                            ? INT32_MAX
+	                            : DOFI_RDMA_READ_DEPTH * a->max_eps);
+	a->max_rdma_read_out = a->max_rdma_read_in;
 	a->max_rdma_read_per_ep_in_guaranteed = DAT_TRUE;
 	a->max_rdma_read_per_ep_out_guaranteed = DAT_TRUE;
 	a->zb_supported = DAT_FALSE;
@@ -310,7 +330,6 @@ void dofi_dom_close(dofi_dom_t *dom)
 DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
                         DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia_out)
 {
-	struct fi_eq_attr eq_attr = {.size = 1024, .wait_obj = FI_WAIT_FD};
 	struct fi_info *hints, *info = NULL;
 	dofi_prov_t *p;
 	dofi_ia_t *ia;
@@ -352,9 +371,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	ia->obj.ia = ia;
 	ia->prov = p;
 	ia->stop_fd = -1;
-	ia->eq_fd = -1;
 	pthread_mutex_init(&ia->lock, NULL);
-	pthread_mutex_init(&ia->eq_lock, NULL);
 	for (i = 0; i < DOFI_OBJ_LAST; i++)
 		dofi_list_init(&ia->objs[i]);
 	ia->info = dofi_ia_pick(info, p->fi_domain);
@@ -365,7 +382,6 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		         name, p->fi_prov[0] ? p->fi_prov : "(any)",
 		         p->fi_domain);
 		fi_freeinfo(info);
-		pthread_mutex_destroy(&ia->eq_lock);
 		pthread_mutex_destroy(&ia->lock);
 		dofi_obj_free(ia);
 		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
@@ -400,11 +416,10 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	rc = dofi_dom_open(ia, &ia->dom0);
 	if (rc != 0)
 		goto err_fi;
-	rc = DOFI_NOPIPE(fi_eq_open(ia->fabric, &eq_attr, &ia->eq, NULL));
-	if (rc != 0)
-		goto err_fi;
-	if (fi_control(&ia->eq->fid, FI_GETWAIT, &ia->eq_fd) != 0)
-		ia->eq_fd = -1;
+	if (dofi_cm_ia_open(ia) != DOF_OK) {
+		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, 0);
+		goto err_close;
+	}
 	if (info->src_addr != NULL && info->addr_format == FI_SOCKADDR_IN &&
 	    info->src_addrlen >= sizeof(struct sockaddr_in)) {
 		memcpy(&ia->addr, info->src_addr, sizeof(ia->addr));
@@ -465,15 +480,11 @@ err_fi:
 err_close:
 	if (ia->async_evd_ours)
 		dofi_evd_destroy(ia->async_evd);
-	if (ia->eq)
-		fi_close(&ia->eq->fid);
+	dofi_cm_ia_close(ia);
 	dofi_dom_close(&ia->dom0);
 	if (ia->fabric)
 		fi_close(&ia->fabric->fid);
-	if (ia->conn_info != NULL)
-		fi_freeinfo(ia->conn_info);
 	fi_freeinfo(ia->info);
-	pthread_mutex_destroy(&ia->eq_lock);
 	pthread_mutex_destroy(&ia->lock);
 	dofi_obj_free(ia);
 	return ret;
@@ -541,8 +552,6 @@ static void dofi_ia_release_all(dofi_ia_t *ia)
 		e = ia->objs[DOFI_OBJ_RSP].next;
 		dofi_cm_sp_destroy(dofi_container_of(e, dofi_sp_t, obj.link));
 	}
-	dofi_cm_close_parked(ia, 0);
-	dofi_ep_tombs_expire(ia, UINT64_MAX);
 	dofi_mem_release_all(ia);
 	while (!dofi_list_empty(&ia->objs[DOFI_OBJ_EVD])) {
 		e = ia->objs[DOFI_OBJ_EVD].next;
@@ -589,7 +598,7 @@ DAT_RETURN dofi_ia_close(DAT_IA_HANDLE h, DAT_CLOSE_FLAGS flags)
 	dofi_ia_release_all(ia);
 	pthread_mutex_unlock(&ia->lock);
 
-	fi_close(&ia->eq->fid);
+	dofi_cm_ia_close(ia);
 	while (ia->dom0.next != NULL) {
 		dofi_dom_t *d = ia->dom0.next;
 
@@ -599,8 +608,6 @@ DAT_RETURN dofi_ia_close(DAT_IA_HANDLE h, DAT_CLOSE_FLAGS flags)
 	}
 	dofi_dom_close(&ia->dom0);
 	fi_close(&ia->fabric->fid);
-	if (ia->conn_info != NULL)
-		fi_freeinfo(ia->conn_info);
 	fi_freeinfo(ia->info);
 	{
 		unsigned i;
@@ -608,7 +615,6 @@ DAT_RETURN dofi_ia_close(DAT_IA_HANDLE h, DAT_CLOSE_FLAGS flags)
 		for (i = 0; i < 256; i++)
 			free(ia->lmr_chunks[i]);
 	}
-	pthread_mutex_destroy(&ia->eq_lock);
 	pthread_mutex_destroy(&ia->lock);
 	dofi_obj_free(ia);
 	return DAT_SUCCESS;

@@ -18,6 +18,8 @@
  */
 #include "config.h"
 
+#define DOFI_LOG_COMP "mem"
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -24,6 +24,8 @@
  */
 #include "config.h"
 
+#define DOFI_LOG_COMP "progress"
+
 #include <errno.h>
 #include <hwloc.h>
 #include <poll.h>
@@ -155,9 +157,9 @@ static int dofi_progress_look(dofi_ia_t *ia, dofi_evd_t *evd, uint64_t now)
 static void *dofi_progress_main(void *arg)
 {
 	dofi_ia_t *ia = arg;
-	int full =
-	        ia->progress_mode == DOFI_PROGRESS_THREAD ||
-	        (ia->progress_mode == DOFI_PROGRESS_AUTO && !ia->traits->auto_progress);
+	int full = ia->progress_mode == DOFI_PROGRESS_THREAD ||
+	           (ia->progress_mode == DOFI_PROGRESS_AUTO &&
+	            !ia->traits->auto_progress);
 
 	unsigned eq_spins = 0;
 
@@ -186,33 +188,19 @@ static void *dofi_progress_main(void *arg)
 
 		fds[nfds].fd = ia->stop_fd;
 		fds[nfds++].events = POLLIN;
-		if (!cm_polled && ia->eq_fd >= 0) {
-			/*
-			 * Arm the EQ's fd: libfabric's util EQ sets a signal
-			 * on each event and clears it only in fi_trywait, so
-			 * without this the fd stays readable and the thread
-			 * would spin against the consumer.
-			 */
-			struct fid *eqf = &ia->eq->fid;
-			int rc = fi_trywait(ia->fabric, &eqf, 1);
+		if (!cm_polled) {
+			/* The CM's fd, armed (see dofi_cm_wait_fd). */
+			int fd = dofi_cm_wait_fd(ia, &eq_ready);
 
-			if (rc == -FI_EAGAIN)
-				eq_ready = 1;
-			fds[nfds].fd = ia->eq_fd;
-			fds[nfds++].events = POLLIN;
+			if (fd >= 0) {
+				fds[nfds].fd = fd;
+				fds[nfds++].events = POLLIN;
+			}
 		}
 		base = nfds;
 		pthread_mutex_lock(&ia->lock);
 		now = dofi_now_ns();
-		for (e = ia->objs[DOFI_OBJ_EP].next;
-		     e != &ia->objs[DOFI_OBJ_EP] && !timers; e = e->next) {
-			dofi_ep_t *ep =
-			        dofi_container_of(e, dofi_ep_t, obj.link);
-
-			timers = ep->deadline != 0 || ep->close_pending ||
-			         ep->peer_end_at != 0 ||
-			         atomic_load(&ep->break_pending);
-		}
+		timers = dofi_cm_timers_pending(ia);
 		for (e = ia->objs[DOFI_OBJ_EVD].next;
 		     full && e != &ia->objs[DOFI_OBJ_EVD]; e = e->next) {
 			dofi_evd_t *evd =
@@ -368,7 +356,8 @@ dof_status_t dofi_progress_start(dofi_ia_t *ia)
 	 * or write (an RDMA target may only poll memory), a CNO, or a
 	 * second IA in the process (dofi_progress_enlist).
 	 */
-	if (ia->progress_mode == DOFI_PROGRESS_AUTO && !ia->traits->auto_progress) {
+	if (ia->progress_mode == DOFI_PROGRESS_AUTO &&
+	    !ia->traits->auto_progress) {
 		dof_info(DOFI_LOG, "progress: thread started when first "
 		                   "needed (remote access memory, a CNO, a "
 		                   "second IA)");
@@ -384,7 +373,8 @@ void dofi_progress_need(dofi_ia_t *ia, const char *why)
 	int expected = 0;
 
 	/* Only auto, where libfabric leaves progress to the caller, waits. */
-	if (ia->progress_mode != DOFI_PROGRESS_AUTO || ia->traits->auto_progress ||
+	if (ia->progress_mode != DOFI_PROGRESS_AUTO ||
+	    ia->traits->auto_progress ||
 	    !atomic_compare_exchange_strong(&ia->progress_asked, &expected, 1))
 		return;
 	if (dofi_progress_launch(ia) == DOF_OK)
@@ -428,9 +418,8 @@ void dofi_progress_wake(dofi_ia_t *ia)
 		dof_debug(DOFI_LOG, "progress wake: %s", strerror(errno));
 }
 
-void dofi_progress_watch(dofi_ia_t *ia, int fd, void *ptr)
+void dofi_progress_watch(dofi_ia_t *ia)
 {
-	(void)fd, (void)ptr;
 	/* The thread rebuilds its fd set every round: just wake it. */
 	dofi_progress_wake(ia);
 }

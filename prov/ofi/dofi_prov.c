@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "dofi.h"
@@ -42,6 +43,34 @@ uint64_t dofi_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Blocks of a few pages and more (an EP's op pools and IOV slots) come
+ * from mmap: their pages stay off the resident set until used, so an idle
+ * EP costs what it touched, not its queue depths. Smaller ones: malloc.
+ */
+#define DOFI_LAZY_MIN (4 * 4096)
+
+void *dofi_lazy_alloc(size_t n)
+{
+	void *p;
+
+	if (n < DOFI_LAZY_MIN)
+		return malloc(n ? n : 1);
+	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	         -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void dofi_lazy_free(void *p, size_t n)
+{
+	if (p == NULL)
+		return;
+	if (n < DOFI_LAZY_MIN)
+		free(p);
+	else
+		(void)munmap(p, n);
 }
 
 _Atomic int dofi_nopipe_on;
@@ -374,83 +403,85 @@ static DAT_RETURN dofi_extended_op(DAT_HANDLE handle, DAT_EXTENDED_OP op,
 
 /* ---- registration -------------------------------------------------------- */
 
-static void dofi_table_fill(DAT_PROVIDER *t, const char *name)
-{
-	memset(t, 0, sizeof(*t));
-	t->device_name = name;
-	t->extension = NULL;
-	t->ia_open_func = dofi_ia_open;
-	t->ia_query_func = dofi_ia_query;
-	t->ia_close_func = dofi_ia_close;
-	t->set_consumer_context_func = dofi_set_consumer_context;
-	t->get_consumer_context_func = dofi_get_consumer_context;
-	t->get_handle_type_func = dofi_get_handle_type;
-	t->cno_create_func = dofi_cno_create;
-	t->cno_modify_agent_func = dofi_cno_modify_agent;
-	t->cno_query_func = dofi_cno_query;
-	t->cno_free_func = dofi_cno_free;
-	t->cno_fd_create_func = dofi_cno_fd_create;
-	t->cno_trigger_func = dofi_cno_trigger;
-	t->cno_wait_func = dofi_cno_wait;
-	t->cr_query_func = dofi_cr_query;
-	t->cr_accept_func = dofi_cr_accept;
-	t->cr_reject_func = dofi_cr_reject;
-	t->cr_handoff_func = dofi_cr_handoff;
-	t->evd_create_func = dofi_evd_create;
-	t->evd_query_func = dofi_evd_query;
-	t->evd_modify_cno_func = dofi_evd_modify_cno;
-	t->evd_enable_func = dofi_evd_enable;
-	t->evd_disable_func = dofi_evd_disable;
-	t->evd_wait_func = dofi_evd_wait;
-	t->evd_resize_func = dofi_evd_resize;
-	t->evd_post_se_func = dofi_evd_post_se;
-	t->evd_dequeue_func = dofi_evd_dequeue;
-	t->evd_free_func = dofi_evd_free;
-	t->ep_create_func = dofi_ep_create;
-	t->ep_query_func = dofi_ep_query;
-	t->ep_modify_func = dofi_ep_modify;
-	t->ep_connect_func = dofi_ep_connect;
-	t->ep_dup_connect_func = dofi_ep_dup_connect;
-	t->ep_disconnect_func = dofi_ep_disconnect;
-	t->ep_post_send_func = dofi_ep_post_send;
-	t->ep_post_recv_func = dofi_ep_post_recv;
-	t->ep_post_rdma_read_func = dofi_ep_post_rdma_read;
-	t->ep_post_rdma_write_func = dofi_ep_post_rdma_write;
-	t->ep_get_status_func = dofi_ep_get_status;
-	t->ep_free_func = dofi_ep_free;
-	t->lmr_create_func = dofi_lmr_create;
-	t->lmr_query_func = dofi_lmr_query;
-	t->lmr_free_func = dofi_lmr_free;
-	t->rmr_create_func = dofi_rmr_create;
-	t->rmr_query_func = dofi_rmr_query;
-	t->rmr_bind_func = dofi_rmr_bind;
-	t->rmr_free_func = dofi_rmr_free;
-	t->psp_create_func = dofi_psp_create;
-	t->psp_query_func = dofi_psp_query;
-	t->psp_free_func = dofi_psp_free;
-	t->rsp_create_func = dofi_rsp_create;
-	t->rsp_query_func = dofi_rsp_query;
-	t->rsp_free_func = dofi_rsp_free;
-	t->pz_create_func = dofi_pz_create;
-	t->pz_query_func = dofi_pz_query;
-	t->pz_free_func = dofi_pz_free;
-	t->psp_create_any_func = dofi_psp_create_any;
-	t->ep_reset_func = dofi_ep_reset;
-	t->evd_set_unwaitable_func = dofi_evd_set_unwaitable;
-	t->evd_clear_unwaitable_func = dofi_evd_clear_unwaitable;
-	t->lmr_sync_rdma_read_func = dofi_lmr_sync_rdma_read;
-	t->lmr_sync_rdma_write_func = dofi_lmr_sync_rdma_write;
-	t->ep_create_with_srq_func = dofi_ep_create_with_srq;
-	t->ep_recv_query_func = dofi_ep_recv_query;
-	t->ep_set_watermark_func = dofi_ep_set_watermark;
-	t->srq_create_func = dofi_srq_create;
-	t->srq_free_func = dofi_srq_free;
-	t->srq_post_recv_func = dofi_srq_post_recv;
-	t->srq_query_func = dofi_srq_query;
-	t->srq_resize_func = dofi_srq_resize;
-	t->srq_set_lw_func = dofi_srq_set_lw;
-	t->handle_extendedop_func = dofi_extended_op;
-}
+/*
+ * The DAT entry points, in DAT_PROVIDER order; what is left out is NULL.
+ * Each registered IA name gets a copy with its own device_name.
+ */
+static const DAT_PROVIDER dofi_table = {
+        .device_name = NULL,
+        .extension = NULL,
+        .ia_open_func = dofi_ia_open,
+        .ia_query_func = dofi_ia_query,
+        .ia_close_func = dofi_ia_close,
+        .set_consumer_context_func = dofi_set_consumer_context,
+        .get_consumer_context_func = dofi_get_consumer_context,
+        .get_handle_type_func = dofi_get_handle_type,
+        .cno_create_func = dofi_cno_create,
+        .cno_modify_agent_func = dofi_cno_modify_agent,
+        .cno_query_func = dofi_cno_query,
+        .cno_free_func = dofi_cno_free,
+        .cno_fd_create_func = dofi_cno_fd_create,
+        .cno_trigger_func = dofi_cno_trigger,
+        .cno_wait_func = dofi_cno_wait,
+        .cr_query_func = dofi_cr_query,
+        .cr_accept_func = dofi_cr_accept,
+        .cr_reject_func = dofi_cr_reject,
+        .cr_handoff_func = dofi_cr_handoff,
+        .evd_create_func = dofi_evd_create,
+        .evd_query_func = dofi_evd_query,
+        .evd_modify_cno_func = dofi_evd_modify_cno,
+        .evd_enable_func = dofi_evd_enable,
+        .evd_disable_func = dofi_evd_disable,
+        .evd_wait_func = dofi_evd_wait,
+        .evd_resize_func = dofi_evd_resize,
+        .evd_post_se_func = dofi_evd_post_se,
+        .evd_dequeue_func = dofi_evd_dequeue,
+        .evd_free_func = dofi_evd_free,
+        .ep_create_func = dofi_ep_create,
+        .ep_query_func = dofi_ep_query,
+        .ep_modify_func = dofi_ep_modify,
+        .ep_connect_func = dofi_ep_connect,
+        .ep_dup_connect_func = dofi_ep_dup_connect,
+        .ep_disconnect_func = dofi_ep_disconnect,
+        .ep_post_send_func = dofi_ep_post_send,
+        .ep_post_recv_func = dofi_ep_post_recv,
+        .ep_post_rdma_read_func = dofi_ep_post_rdma_read,
+        .ep_post_rdma_write_func = dofi_ep_post_rdma_write,
+        .ep_get_status_func = dofi_ep_get_status,
+        .ep_free_func = dofi_ep_free,
+        .lmr_create_func = dofi_lmr_create,
+        .lmr_query_func = dofi_lmr_query,
+        .lmr_free_func = dofi_lmr_free,
+        .rmr_create_func = dofi_rmr_create,
+        .rmr_query_func = dofi_rmr_query,
+        .rmr_bind_func = dofi_rmr_bind,
+        .rmr_free_func = dofi_rmr_free,
+        .psp_create_func = dofi_psp_create,
+        .psp_query_func = dofi_psp_query,
+        .psp_free_func = dofi_psp_free,
+        .rsp_create_func = dofi_rsp_create,
+        .rsp_query_func = dofi_rsp_query,
+        .rsp_free_func = dofi_rsp_free,
+        .pz_create_func = dofi_pz_create,
+        .pz_query_func = dofi_pz_query,
+        .pz_free_func = dofi_pz_free,
+        .psp_create_any_func = dofi_psp_create_any,
+        .ep_reset_func = dofi_ep_reset,
+        .evd_set_unwaitable_func = dofi_evd_set_unwaitable,
+        .evd_clear_unwaitable_func = dofi_evd_clear_unwaitable,
+        .lmr_sync_rdma_read_func = dofi_lmr_sync_rdma_read,
+        .lmr_sync_rdma_write_func = dofi_lmr_sync_rdma_write,
+        .ep_create_with_srq_func = dofi_ep_create_with_srq,
+        .ep_recv_query_func = dofi_ep_recv_query,
+        .ep_set_watermark_func = dofi_ep_set_watermark,
+        .srq_create_func = dofi_srq_create,
+        .srq_free_func = dofi_srq_free,
+        .srq_post_recv_func = dofi_srq_post_recv,
+        .srq_query_func = dofi_srq_query,
+        .srq_resize_func = dofi_srq_resize,
+        .srq_set_lw_func = dofi_srq_set_lw,
+        .handle_extendedop_func = dofi_extended_op,
+};
 
 /* "tcp lo", "verbs mlx5_0", "tcp;ofi_rxm", "auto", "" */
 static void dofi_parse_instance(dofi_prov_t *p, const char *instance)
@@ -510,7 +541,8 @@ void DAT_API dat_provider_init(const DAT_PROVIDER_INFO *info,
 	}
 	p->info = *info;
 	dofi_parse_instance(p, instance_data);
-	dofi_table_fill(&p->table, p->info.ia_name);
+	p->table = dofi_table;
+	p->table.device_name = p->info.ia_name;
 	pthread_mutex_lock(&dofi_prov_lock);
 	dofi_list_add_tail(&dofi_provs, &p->link);
 	pthread_mutex_unlock(&dofi_prov_lock);

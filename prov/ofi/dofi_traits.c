@@ -23,6 +23,7 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .cq_pollfd = 1,
                 .delivery_write = 1,
                 .no_sigpipe = 1,
+                .ep_cnt_soft = 1,
         },
         {
                 .prov = "sockets",
@@ -31,6 +32,7 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .close_ends_conn = 1,
                 .eq_keeps_closed = 1,
                 .accept_late = 1,
+                .ep_cnt_soft = 1,
         },
         {
                 .prov = "verbs",
