@@ -242,6 +242,21 @@ START_TEST(reg_bad_handles)
 	                          (DAT_EP_HANDLE)(uintptr_t)1, 0, NULL,
 	                          (DAT_DTO_COOKIE)(DAT_UINT64)0, 0)),
 	                  DAT_INVALID_HANDLE_EP);
+	/*
+	 * OFED's dtestcm -c N, N > burst and not a multiple of it, connects
+	 * past the end of its EP array: the word after it is NULL or a
+	 * malloc chunk header (0x21). Both must fail with the EP subtype,
+	 * and it is the consumer's bug, not ours.
+	 */
+	ret = dat_ep_connect(DAT_HANDLE_NULL, NULL, 0, 0, 0, NULL,
+	                     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+	ck_assert_uint_eq(DAT_GET_TYPE(ret), DAT_INVALID_HANDLE);
+	ck_assert_uint_eq(DAT_GET_SUBTYPE(ret), DAT_INVALID_HANDLE_EP);
+	ret = dat_ep_connect((DAT_EP_HANDLE)(uintptr_t)0x21, NULL, 0, 0, 0,
+	                     NULL, DAT_QOS_BEST_EFFORT,
+	                     DAT_CONNECT_DEFAULT_FLAG);
+	ck_assert_uint_eq(DAT_GET_TYPE(ret), DAT_INVALID_HANDLE);
+	ck_assert_uint_eq(DAT_GET_SUBTYPE(ret), DAT_INVALID_HANDLE_EP);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_evd_dequeue(DAT_HANDLE_NULL, NULL)),
 	                  DAT_INVALID_HANDLE);
 	ck_assert_uint_eq(DAT_GET_TYPE(dat_get_handle_type(NULL, &type)),
