@@ -430,6 +430,11 @@ run_interop() {
 			run_pair "$t" "$ia" dtest -P "$ia" -c -- -P "$ia" -c \
 				-h 127.0.0.1 ;;
 		interop_dtestcm)
+			# -c must be <= -b (default 100) or a multiple
+			# of it: dtestcm's client connects in whole
+			# bursts and reads past its EP array otherwise
+			# (-c 250 passes h_ep[250] == NULL and fails
+			# with DAT_INVALID_HANDLE_EP on any libdat2).
 			run_pair "$t" "$ia" dtestcm -P "$ia" -c 1000 -- -P "$ia" \
 				-c 1000 -h 127.0.0.1 ;;
 		interop_dapltest_*)
