@@ -261,6 +261,9 @@ typedef struct dofi_evd {
 	} pt;
 	/* Empty dequeues, with no progress thread (dofi_evd_dequeue). */
 	_Atomic unsigned idle_polls;
+	/* The CM's last read of its CQ for a backend's own messages: one
+	 * per pass serves every EP waiting on it (ia->lock). */
+	uint64_t cm_read_mark;
 } dofi_evd_t;
 
 /*

@@ -265,9 +265,13 @@ void dofi_cm_up_peer_end(dofi_ep_t *ep)
 	/*
 	 * A transfer failed first: the fabric tore it down. tcp queues the
 	 * failed completion with the FI_SHUTDOWN, which may be read first:
-	 * read the EP's completions now.
+	 * read the EP's completions now. With nothing posted, none of them
+	 * is in a CQ (and a read costs libfabric tcp a look at every
+	 * socket).
 	 */
-	dofi_cm_read_cqs(ep);
+	if (ep->cq_stale || dofi_pool_used(&ep->recv_pool) > 0 ||
+	    dofi_pool_used(&ep->req_pool) > 0)
+		dofi_cm_read_cqs(ep);
 	dofi_cm_up_down(ep,
 	                ep->dto_error ? DAT_CONNECTION_EVENT_BROKEN
 	                              : DAT_CONNECTION_EVENT_DISCONNECTED,

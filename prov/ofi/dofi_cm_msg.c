@@ -447,13 +447,19 @@ static void dofi_msg_passive_established(dofi_ep_t *ep)
 /*
  * Whether the requester's RTU came in, reading the receive CQ ourselves:
  * nobody else may be (sockets has no progress thread on it; the consumer
- * waits on its connection EVD). ia->lock held, rtu WAIT.
+ * waits on its connection EVD). One read of an EVD's CQ per EQ drain
+ * serves every EP waiting on it (each read costs libfabric tcp a look at
+ * every socket), unless all (the whole CQ: a full ring may hide the RTU)
+ * or fresh (a read now) asks for one. ia->lock held, rtu WAIT.
  */
-static int dofi_msg_rtu_arrived(dofi_ep_t *ep, int all)
+static int dofi_msg_rtu_arrived(dofi_ep_t *ep, int all, int fresh)
 {
 	dofi_msg_ep_t *me = dofi_msg_ep(ep);
+	uint64_t epoch = dofi_msg_ia(ep->obj.ia)->eq_epoch;
 
-	if (atomic_load(&me->rtu_done) == DOFI_RTU_PENDING) {
+	if (atomic_load(&me->rtu_done) == DOFI_RTU_PENDING &&
+	    (all || fresh || ep->recv_evd->cm_read_mark != epoch)) {
+		ep->recv_evd->cm_read_mark = epoch;
 		/*
 		 * A consumer polling for connection events reads this CQ
 		 * now, as one polling the EVD would: the progress thread
@@ -479,7 +485,7 @@ static void dofi_msg_rtu_check(dofi_ep_t *ep, uint64_t now)
 	int late = now != 0 && now >= ep->deadline;
 
 	/* When late, look at the whole CQ: a full ring may hide the RTU. */
-	if (dofi_msg_rtu_arrived(ep, late)) {
+	if (dofi_msg_rtu_arrived(ep, late, 0)) {
 		/* FI_CONNECTED comes first; the RTU alone proves it too. */
 		if (me->rtu_connected || late)
 			dofi_msg_passive_established(ep);
@@ -508,7 +514,7 @@ static void dofi_msg_rtu_settle(dofi_ep_t *ep)
 {
 	if (atomic_load(&ep->state) == DAT_EP_STATE_COMPLETION_PENDING &&
 	    dofi_msg_ep(ep)->rtu == DOFI_RTU_WAIT &&
-	    dofi_msg_rtu_arrived(ep, 1))
+	    dofi_msg_rtu_arrived(ep, 1, 1))
 		dofi_msg_passive_established(ep);
 }
 
