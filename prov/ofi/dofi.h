@@ -602,7 +602,8 @@ typedef struct dofi_ia {
 	 * it at the next dequeue (dofi_evd_dequeue). */
 	_Atomic int cm_due;
 	pthread_mutex_t cm_read_lock; /* one reader of CM events at a time */
-	/* The last data walk of a wait for connection events (dofi_cm.c). */
+	/* When the next data walk of a wait for connection events may
+	 * start (dofi_cm_walk_due). */
 	_Atomic uint64_t cm_walk_ns;
 } dofi_ia_t;
 

@@ -31,8 +31,8 @@
 /* A deadline a check left in the past is looked at again this much later
  * (a guard: checks settle what is due). */
 #define DOFI_RECHECK_NS (1000000ull)
-/* How often a consumer's wait for connection events also moves data when
- * no progress thread does (dofi_cm_progress_until). */
+/* How often at most a consumer's wait for connection events also moves
+ * data when no progress thread does (dofi_cm_walk_due). */
 #define DOFI_WALK_NS (1000000ull)
 
 const dofi_cm_ops_t *dofi_cm_ops_for(enum fi_ep_type type)
@@ -1189,17 +1189,33 @@ DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 
 /* ---- progress ------------------------------------------------------------ */
 
-/* Whether a data walk of the IA's EVDs is due (dofi_cm_progress_until). */
-static int dofi_cm_walk_due(dofi_ia_t *ia)
+/*
+ * Whether a data walk of the IA's EVDs is due (dofi_cm_progress_until):
+ * DOFI_WALK_NS after the last one ended, or ten times as long as it took,
+ * whichever is later, so the walks take at most a tenth of a polling
+ * consumer's time however many sockets libfabric looks at in each.
+ */
+static int dofi_cm_walk_due(dofi_ia_t *ia, uint64_t now)
 {
-	uint64_t now = dofi_now_ns(),
-	         last = atomic_load_explicit(&ia->cm_walk_ns,
-	                                     memory_order_relaxed);
+	return now >=
+	       atomic_load_explicit(&ia->cm_walk_ns, memory_order_relaxed);
+}
 
-	if (now - last < DOFI_WALK_NS)
-		return 0;
-	atomic_store_explicit(&ia->cm_walk_ns, now, memory_order_relaxed);
-	return 1;
+static void dofi_cm_walk(dofi_ia_t *ia, uint64_t start)
+{
+	uint64_t end, gap;
+	dofi_list_t *e;
+
+	pthread_mutex_lock(&ia->lock);
+	for (e = ia->objs[DOFI_OBJ_EVD].next; e != &ia->objs[DOFI_OBJ_EVD];
+	     e = e->next)
+		dofi_evd_progress(dofi_container_of(e, dofi_evd_t, obj.link));
+	pthread_mutex_unlock(&ia->lock);
+	end = dofi_now_ns();
+	gap = 10 * (end - start);
+	atomic_store_explicit(&ia->cm_walk_ns,
+	                      end + (gap > DOFI_WALK_NS ? gap : DOFI_WALK_NS),
+	                      memory_order_relaxed);
 }
 
 void dofi_cm_progress(dofi_ia_t *ia)
@@ -1217,19 +1233,16 @@ void dofi_cm_progress_until(dofi_ia_t *ia, dofi_evd_t *until)
 	/*
 	 * With no progress thread, whoever waits for connection events
 	 * also moves data, so that a peer's disconnect is seen (tcp sees
-	 * it only through CQ progress); at most every DOFI_WALK_NS: each
-	 * read costs libfabric a look at every socket of the domain, and a
-	 * consumer polling for connection events calls here without pause.
+	 * it only through CQ progress); not at every call (see
+	 * dofi_cm_walk_due): each read costs libfabric tcp a look at every
+	 * socket of the domain, and a consumer polling for connection
+	 * events calls here without pause.
 	 */
-	if (dofi_progress_off(ia) && !early && dofi_cm_walk_due(ia)) {
-		dofi_list_t *e;
+	if (dofi_progress_off(ia) && !early) {
+		uint64_t now = dofi_now_ns();
 
-		pthread_mutex_lock(&ia->lock);
-		for (e = ia->objs[DOFI_OBJ_EVD].next;
-		     e != &ia->objs[DOFI_OBJ_EVD]; e = e->next)
-			dofi_evd_progress(
-			        dofi_container_of(e, dofi_evd_t, obj.link));
-		pthread_mutex_unlock(&ia->lock);
+		if (dofi_cm_walk_due(ia, now))
+			dofi_cm_walk(ia, now);
 	}
 	pthread_mutex_unlock(&ia->cm_read_lock);
 	dofi_cm_check_timers(ia);
