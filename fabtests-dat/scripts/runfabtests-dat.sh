@@ -6,7 +6,14 @@
 #
 # Prints one line per test, "<test> <ia>: Pass|Fail|Notrun|Excluded", then
 # a comment line with the notrun and excluded counts, and last the line
-# "N passed, N failed".  Exit status 0 when nothing failed.
+# "N passed, N failed, N skipped" (skipped: not run plus excluded).  Exit
+# status 0 when nothing failed.
+#
+# An IA named with -D must run every test of the selected groups: a test
+# that does not run on it (a missing program or dependency, exit 61, the
+# IA cannot be opened, a -t name that is no test of the groups) fails,
+# unless the IA's exclude file lists it with a reason.  Without -D, the IAs
+# dat_info cannot open are left out and a test that cannot run is Notrun.
 #
 # Groups:
 #   functional  the programs of fabtests-dat/functional (default)
@@ -32,7 +39,9 @@ Usage: $0 [OPTIONS]
   -p, --bindir DIR     where the functional test programs are (default:
                        BUILDDIR/fabtests-dat/functional)
   -D, --ia NAME        IA to test; repeat for several (default: each of
-                       $default_ias that 'dat_info -v NAME' opens)
+                       $default_ias that 'dat_info -v NAME' opens).
+                       A named IA must run every selected test: one that
+                       does not run fails unless NAME.exclude lists it
   -g, --group LIST     functional, interop or all; comma list (default
                        functional)
   -t, --tests LIST     run only these tests (comma list of names)
@@ -40,7 +49,8 @@ Usage: $0 [OPTIONS]
   -E, --oob-port PORT  side channel port of client/server tests (default
                        $oob_port)
   -x, --exclude DIR    directory of <ia>.exclude files (default
-                       $script_dir/exclude)
+                       $script_dir/exclude); a line is "TEST REASON", TEST
+                       a name or glob; a line without a reason fails
   -L, --logdir DIR     keep each test's output in DIR (default: a temporary
                        directory, removed at exit)
   -l, --loopback       give the built-in names loopback instance data
@@ -50,7 +60,8 @@ Usage: $0 [OPTIONS]
   -v                   print the output of failed tests (-vv: and not run,
                        -vvv: all)
   -h, --help           this text
-Exit status: 0 when no test failed.
+The last line is "N passed, N failed, N skipped". Exit status: 0 when
+no test failed.
 EOF
 }
 
@@ -90,6 +101,9 @@ done
 case ",$groups," in
 *,all,*) groups=functional,interop ;;
 esac
+# IAs named with -D must run every selected test.
+named_ias=0
+[ ${#ias[@]} -eq 0 ] || named_ias=1
 
 # ---- the build tree -----------------------------------------------------------
 if [ -z "$builddir" ]; then
@@ -174,16 +188,37 @@ nfail=0
 nnotrun=0
 nexcluded=0
 
+excluded_list=()
+
 # report NAME IA RESULT [LOG...]
+# A Notrun on an IA named with -D is a Fail: the test did not run where
+# the user asked for it.  Excluded wants the reason in $ex_why.
 report() {
-	local name=$1 ia=$2 result=$3 show=0 f
+	local name=$1 ia=$2 result=$3 show=0 f why=
 	shift 3
-	printf '%s %s: %s\n' "$name" "$ia" "$result"
+	if [ "$result" = Notrun ]; then
+		why=$(notrun_why "$@")
+		[ "$named_ias" -eq 0 ] || result=Fail
+	fi
+	case $result in
+	Excluded) printf '%s %s: %s (%s)\n' "$name" "$ia" "$result" "$ex_why" ;;
+	*) printf '%s %s: %s\n' "$name" "$ia" "$result" ;;
+	esac
+	if [ -n "$why" ]; then
+		echo "  not run: $why"
+		[ "$named_ias" -eq 0 ] ||
+			echo "  $ia was named with -D: a test that does not run" \
+				"there fails unless $exclude_dir/$ia.exclude" \
+				"lists it with a reason"
+	fi
 	case $result in
 	Pass) npass=$((npass + 1)); [ "$verbose" -ge 3 ] && show=1 ;;
 	Fail) nfail=$((nfail + 1)); [ "$verbose" -ge 1 ] && show=1 ;;
 	Notrun) nnotrun=$((nnotrun + 1)); [ "$verbose" -ge 2 ] && show=1 ;;
-	Excluded) nexcluded=$((nexcluded + 1)) ;;
+	Excluded)
+		nexcluded=$((nexcluded + 1))
+		excluded_list+=("$name $ia: $ex_why")
+		;;
 	esac
 	if [ "$show" -eq 1 ]; then
 		for f in "$@"; do
@@ -192,6 +227,18 @@ report() {
 			sed 's/^/  | /' "$f"
 		done
 	fi
+}
+
+# notrun_why LOG...: why a test did not run, from its NOTRUN: line or the
+# first line of its log.
+notrun_why() {
+	local f line
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		line=$(grep -m 1 'NOTRUN: ' "$f") && break
+	done
+	[ -n "${line:-}" ] || { [ -f "${1:-}" ] && line=$(head -n 1 "$1"); }
+	echo "${line:-exit code 61}"
 }
 
 # verdict RC...: Pass if all 0, Notrun if the rest are 61, else Fail
@@ -213,17 +260,102 @@ selected() {
 	return 1
 }
 
-excluded() { # NAME IA
-	local file="$exclude_dir/$2.exclude" line
-	[ -f "$file" ] || return 1
+# The exclude files: a line is "TEST REASON" (TEST a test name or a shell
+# glob, REASON the rest of the line, which may start with '#'); blank
+# lines and lines starting with '#' are comments.  ex_ia/ex_pat/ex_why
+# hold the entries of the IAs under test.
+ex_ia=()
+ex_pat=()
+ex_reason=()
+
+trim() { # STRING: without leading and trailing blanks
+	local s=$1
+	s=${s#"${s%%[![:space:]]*}"}
+	s=${s%"${s##*[![:space:]]}"}
+	printf '%s' "$s"
+}
+
+# load_excludes IA: read IA's exclude file; a line with no reason is a
+# reported failure and excludes nothing.
+load_excludes() {
+	local ia=$1 file="$exclude_dir/$1.exclude" line n=0 pat why
+	[ -f "$file" ] || return 0
 	while IFS= read -r line || [ -n "$line" ]; do
-		line=${line%%#*}
-		line=$(echo "$line" | tr -d '[:space:]')
-		[ -n "$line" ] || continue
-		# shellcheck disable=SC2053 # a line may be a glob pattern
-		[[ $1 == $line ]] && return 0
+		n=$((n + 1))
+		line=$(trim "$line")
+		case $line in '' | '#'*) continue ;; esac
+		pat=${line%%[[:space:]#]*}
+		why=$(trim "${line:${#pat}}")
+		why=$(trim "${why#\#}")
+		if [ -z "$why" ]; then
+			printf '%s %s: Fail\n' "${file##*/}:$n" "$ia"
+			echo "  $file:$n: '$pat' has no reason: write" \
+				"'$pat <why it cannot pass yet>'; the test is not" \
+				"excluded"
+			nfail=$((nfail + 1))
+			continue
+		fi
+		ex_ia+=("$ia")
+		ex_pat+=("$pat")
+		ex_reason+=("$why")
 	done <"$file"
+}
+
+# excluded NAME IA: true when IA's exclude file lists NAME; sets $ex_why.
+excluded() {
+	local i
+	for i in "${!ex_pat[@]}"; do
+		[ "${ex_ia[$i]}" = "$2" ] || continue
+		# shellcheck disable=SC2053 # an entry may be a glob pattern
+		if [[ $1 == ${ex_pat[$i]} ]]; then
+			ex_why=${ex_reason[$i]}
+			return 0
+		fi
+	done
 	return 1
+}
+
+# group_tests: every test of the selected groups.
+group_tests() {
+	case ",$groups," in *,functional,*) echo $single_tests $cs_tests ;; esac
+	case ",$groups," in *,interop,*) echo $interop_tests ;; esac
+}
+
+# run_unknown IA: each -t name that is no test of the selected groups
+# fails (or is excluded): it cannot run.
+run_unknown() {
+	local ia=$1 t all
+	all=" $(group_tests | tr '\n' ' ') "
+	for t in ${only//,/ }; do
+		case $all in *" $t "*) continue ;; esac
+		if excluded "$t" "$ia"; then
+			report "$t" "$ia" Excluded
+			continue
+		fi
+		echo "$t: no such test in the groups $groups" \
+			>"$logdir/$t.$ia.log"
+		printf '%s %s: Fail\n' "$t" "$ia"
+		echo "  $t is no test of the groups $groups (-t)"
+		nfail=$((nfail + 1))
+	done
+}
+
+# run_unopened IA: IA (named with -D) does not open: each selected test
+# fails, or is excluded, without running.
+run_unopened() {
+	local ia=$1 t why
+	why=$(grep -m 1 'cannot open' "$logdir/dat_info.$ia.log" ||
+		tail -n 1 "$logdir/dat_info.$ia.log")
+	for t in $(group_tests); do
+		selected "$t" || continue
+		if excluded "$t" "$ia"; then
+			report "$t" "$ia" Excluded
+			continue
+		fi
+		printf 'dat_info -v %s cannot open it: %s\n' "$ia" "$why" \
+			>"$logdir/$t.$ia.log"
+		report "$t" "$ia" Notrun "$logdir/$t.$ia.log"
+	done
 }
 
 # ---- the functional group ----------------------------------------------------------
@@ -246,6 +378,7 @@ run_functional() {
 		if [ ! -x "$bin" ]; then
 			echo "$bin: not built" >"$out.log"
 			report "$t" "$ia" Fail "$out.log"
+			echo "  not run: $bin: not built"
 			continue
 		fi
 		case " $cs_tests " in
@@ -514,10 +647,23 @@ fi
 
 echo "# fabtests-dat: build $builddir, groups $groups, IAs ${ias[*]}"
 for ia in "${ias[@]}"; do
+	load_excludes "$ia"
+done
+for ia in "${ias[@]}"; do
+	[ -z "$only" ] || run_unknown "$ia"
+	if [ "$named_ias" -eq 1 ] &&
+		! "$dat_info" -v "$ia" >"$logdir/dat_info.$ia.log" 2>&1; then
+		echo "# $ia: dat_info -v cannot open it"
+		run_unopened "$ia"
+		continue
+	fi
 	case ",$groups," in *,functional,*) run_functional "$ia" ;; esac
 	case ",$groups," in *,interop,*) run_interop "$ia" ;; esac
 done
 
+for ex in "${excluded_list[@]}"; do
+	echo "# excluded: $ex"
+done
 echo "# $nnotrun notrun, $nexcluded excluded"
-echo "$npass passed, $nfail failed"
+echo "$npass passed, $nfail failed, $((nnotrun + nexcluded)) skipped"
 [ "$nfail" -eq 0 ]
