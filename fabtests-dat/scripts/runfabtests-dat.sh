@@ -162,10 +162,13 @@ forget() {
 
 # finish PID SECONDS: wait for PID up to SECONDS, then TERM, then KILL.
 # Sets $rc to its exit status (124 when it had to be stopped).
+# The limit is in wall-clock seconds ($SECONDS), not in polls: on a busy
+# machine a poll takes longer than its 0.1 s sleep.
 finish() {
-	local pid=$1 limit=$2 waited=0
+	local pid=$1 limit=$2 deadline
+	deadline=$((SECONDS + limit))
 	while kill -0 "$pid" 2>/dev/null; do
-		if [ "$waited" -ge $((limit * 10)) ]; then
+		if [ "$SECONDS" -ge "$deadline" ]; then
 			kill -TERM "$pid" 2>/dev/null
 			sleep 2
 			kill -KILL "$pid" 2>/dev/null
@@ -175,7 +178,6 @@ finish() {
 			return
 		fi
 		sleep 0.1
-		waited=$((waited + 1))
 	done
 	wait "$pid"
 	rc=$?
