@@ -19,7 +19,9 @@
 #   functional  the programs of fabtests-dat/functional (default)
 #   interop     OFED's dtest, dtestcm and dapltest (Debian's dapl2-utils),
 #               unmodified, on our libdat2 through LD_LIBRARY_PATH and a
-#               DAT_OVERRIDE dat.conf, between two processes on 127.0.0.1
+#               DAT_OVERRIDE dat.conf, between two processes on 127.0.0.1;
+#               dtestcm at several connection counts (interop_dtestcm_cN),
+#               each in a network namespace of its own when run as root
 #
 # The binaries come from a build tree (BUILDDIR, or -b): BUILDDIR/.libs
 # holds libdat2.so.2 and libdaplofi.so.2, BUILDDIR/dat_info and
@@ -412,8 +414,12 @@ run_functional() {
 # ---- the interop group ---------------------------------------------------------------
 # dapltest's limit test runs before the server starts: the qualifiers it
 # listens on may share the server's port (both use the low 16 bits).
+# dtestcm runs once per count of dtestcm_counts, as interop_dtestcm_cN:
+# round and not, small and large (250 and 256 around a power of two).
+dtestcm_counts="1 7 100 250 256 1000 4000 10000"
 interop_tests="interop_dtest interop_dtest_W interop_dtest_p interop_dtest_c
-	interop_dtestcm interop_dapltest_L interop_dapltest_T_SR
+	$(for c in $dtestcm_counts; do printf 'interop_dtestcm_c%s ' "$c"; done)
+	interop_dapltest_L interop_dapltest_T_SR
 	interop_dapltest_T_mix interop_dapltest_T_P interop_dapltest_P_RW
 	interop_dapltest_P_RR interop_dapltest_Q"
 
@@ -428,30 +434,53 @@ instance_for() {
 	esac
 }
 
+# Milliseconds since the epoch.
+now_ms() {
+	local t
+	t=$(date +%s%N)
+	echo $((t / 1000000))
+}
+
+# The command run_pair and wait_listen put before theirs: nsenter into
+# the network namespace of a test (empty: this one).
+pair_prefix=()
+
 # dtest-style pair: NAME IA PROGRAM SERVER_ARGS -- CLIENT_ARGS
+# Sets pair_client_ms and pair_ms, how long the client and the whole pair
+# took.  Once the client has failed, the server gets 5 s to end, not 30.
+pair_dtest_bad='FAILED|failed|Error|ERROR'
 run_pair() {
-	local name=$1 ia=$2 prog=$3 sargs=() cargs=() out spid
+	local name=$1 ia=$2 prog=$3 sargs=() cargs=() out spid t0 grace=30
 	shift 3
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
 	shift
 	cargs=("$@")
 	out="$logdir/$name.$ia"
-	start "$out.server.log" "$prog" "${sargs[@]}"
+	t0=$(now_ms)
+	start "$out.server.log" "${pair_prefix[@]}" "$prog" "${sargs[@]}"
 	spid=$started
 	wait_listen 15828 # the dtest family's side channel
-	start "$out.client.log" "$prog" "${cargs[@]}"
+	start "$out.client.log" "${pair_prefix[@]}" "$prog" "${cargs[@]}"
 	finish "$started" "$timeout"
 	local crc=$rc
-	finish "$spid" 30
+	pair_client_ms=$(($(now_ms) - t0))
+	if [ "$crc" -ne 0 ] || grep -qE "$pair_dtest_bad" "$out.client.log"; then
+		grace=5
+	fi
+	finish "$spid" "$grace"
 	local src=$rc
+	pair_ms=$(($(now_ms) - t0))
 	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] &&
-		! grep -qE 'FAILED|failed|Error|ERROR' "$out.server.log" \
+		! grep -qE "$pair_dtest_bad" "$out.server.log" \
 			"$out.client.log"; then
 		report "$name" "$ia" Pass "$out.server.log" "$out.client.log"
 	else
 		echo "server rc $src, client rc $crc" >"$out.rc.log"
 		report "$name" "$ia" Fail "$out.rc.log" "$out.server.log" \
 			"$out.client.log"
+		echo "  server rc $src, client rc $crc (124: stopped, the" \
+			"client after ${timeout} s, the server ${grace} s after" \
+			"the client)"
 	fi
 }
 
@@ -505,6 +534,118 @@ run_dapltest_quit() {
 	fi
 }
 
+# ---- dtestcm at COUNT connections --------------------------------------------------
+# Descriptors one dtestcm process holds with COUNT connections on IA,
+# measured on loopback (the most either side held): about 27 + COUNT
+# on ofi-tcp (one socket per EP), 27 + 4.45 x COUNT on ofi-sockets; 64
+# plus 1, 4.5 or (any other IA) 5 per connection, rounded up.
+dtestcm_fds() { # IA COUNT
+	local per
+	case $1 in
+	ofi-tcp) per=10 ;;
+	ofi-sockets) per=45 ;;
+	*) per=50 ;;
+	esac
+	echo $((64 + ($2 * per + 9) / 10))
+}
+
+# A network namespace of the runner's own, with lo up, held by a child
+# (PID in ns_pid) until ns_stop.  Fresh, it has no sockets of earlier
+# tests in TIME_WAIT and all the ephemeral ports: 10,000 connections on
+# ofi-sockets take some 25,000 of Linux's 28,232.  Root only.
+ns_pid=
+ns_start() { # LOG
+	local mine i
+	ns_pid=
+	if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null ||
+		! command -v nsenter >/dev/null || ! command -v ip >/dev/null; then
+		echo "not root, or no unshare, nsenter or ip" >"$1"
+		return 1
+	fi
+	mine=$(readlink /proc/self/ns/net)
+	start "$1" unshare -n sleep 1000000
+	ns_pid=$started
+	for i in $(seq 50); do
+		kill -0 "$ns_pid" 2>/dev/null || break
+		[ "$(readlink "/proc/$ns_pid/ns/net")" != "$mine" ] &&
+			nsenter -t "$ns_pid" -n ip link set lo up >>"$1" 2>&1 &&
+			return 0
+		sleep 0.1
+	done
+	ns_stop
+	return 1
+}
+
+ns_stop() {
+	[ -n "$ns_pid" ] || return 0
+	kill -TERM "$ns_pid" 2>/dev/null
+	finish "$ns_pid" 5
+	ns_pid=
+}
+
+# dtestcm's -b for COUNT connections: -c must be <= -b (default 100) or
+# a multiple of it, as dtestcm's client connects in whole bursts and
+# reads past its EP array otherwise (-c 250 with -b 100 passes
+# h_ep[250] == NULL and fails with DAT_INVALID_HANDLE_EP on any
+# libdat2).  The largest burst up to 100 that divides COUNT.
+dtestcm_burst() { # COUNT
+	local b=100
+	[ "$1" -le 100 ] && { echo 100; return; }
+	while [ $(($1 % b)) -ne 0 ]; do b=$((b - 1)); done
+	echo "$b"
+}
+
+# run_dtestcm NAME IA COUNT: dtestcm server and client with COUNT
+# connections.  The soft RLIMIT_NOFILE goes up to the hard one for it;
+# a hard limit below what COUNT needs is a failure that says so.  As
+# root, the pair runs in a network namespace of its own.  A comment line
+# gives the times.
+run_dtestcm() {
+	local name=$1 ia=$2 count=$3 soft hard need raised where cps burst
+	local log="$logdir/$name.$ia"
+	soft=$(ulimit -Sn)
+	hard=$(ulimit -Hn)
+	need=$(dtestcm_fds "$ia" "$count")
+	if [ "$hard" != unlimited ] && [ "$hard" -lt "$need" ]; then
+		echo "RLIMIT_NOFILE hard limit $hard: $count connections on" \
+			"$ia need about $need descriptors in each process" \
+			"(see dtestcm_fds)" >"$log.rc.log"
+		report "$name" "$ia" Fail "$log.rc.log"
+		echo "  not run: the hard RLIMIT_NOFILE ($hard) is below the" \
+			"~$need descriptors $count connections need; raise it" \
+			"(nofile in limits.conf, LimitNOFILE=, or ulimit -Hn" \
+			"as root)"
+		return
+	fi
+	if [ "$hard" = unlimited ]; then
+		ulimit -Sn "$need" 2>/dev/null
+	else
+		ulimit -Sn "$hard"
+	fi
+	raised=$(ulimit -Sn)
+	if ns_start "$log.netns.log"; then
+		pair_prefix=(nsenter -t "$ns_pid" -n)
+		where="its own network namespace"
+	else
+		pair_prefix=()
+		where="this network namespace ($(head -n 1 "$log.netns.log"))"
+	fi
+	burst=$(dtestcm_burst "$count")
+	run_pair "$name" "$ia" dtestcm -P "$ia" -c "$count" -b "$burst" -- \
+		-P "$ia" -c "$count" -b "$burst" -h 127.0.0.1
+	pair_prefix=()
+	ns_stop
+	ulimit -Sn "$soft"
+	cps=$(sed -n 's/.*Connections:.*CPS *\([0-9.]*\).*/\1/p' \
+		"$log.client.log" | head -n 1)
+	printf '# %s %s: %d connections (-b %d): client %d.%03d s, pair %d.%03d s%s;' \
+		"$name" "$ia" "$count" "$burst" $((pair_client_ms / 1000)) \
+		$((pair_client_ms % 1000)) $((pair_ms / 1000)) \
+		$((pair_ms % 1000)) "${cps:+, dtestcm CPS $cps}"
+	printf ' RLIMIT_NOFILE %s (hard %s), in %s\n' "$raised" "$hard" \
+		"$where"
+}
+
 # Wait until something listens on TCP port PORT (up to 10 s).
 wait_listen() {
 	local port=$1 i
@@ -513,7 +654,8 @@ wait_listen() {
 		return
 	fi
 	for i in $(seq 100); do
-		ss -ltnH "sport = :$port" 2>/dev/null | grep -q . && return
+		"${pair_prefix[@]}" ss -ltnH "sport = :$port" 2>/dev/null |
+			grep -q . && return
 		sleep 0.1
 	done
 }
@@ -564,14 +706,8 @@ run_interop() {
 		interop_dtest_c)
 			run_pair "$t" "$ia" dtest -P "$ia" -c -- -P "$ia" -c \
 				-h 127.0.0.1 ;;
-		interop_dtestcm)
-			# -c must be <= -b (default 100) or a multiple
-			# of it: dtestcm's client connects in whole
-			# bursts and reads past its EP array otherwise
-			# (-c 250 passes h_ep[250] == NULL and fails
-			# with DAT_INVALID_HANDLE_EP on any libdat2).
-			run_pair "$t" "$ia" dtestcm -P "$ia" -c 1000 -- -P "$ia" \
-				-c 1000 -h 127.0.0.1 ;;
+		interop_dtestcm_c*)
+			run_dtestcm "$t" "$ia" "${t#interop_dtestcm_c}" ;;
 		interop_dapltest_*)
 			if [ "$t" != interop_dapltest_L ] &&
 				[ -z "${dts_pid:-}" ]; then
