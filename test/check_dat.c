@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 dapl-ofi developers */
-/* The unit-test runner: every Check suite of libdat2. */
+/*
+ * The unit-test runner: every Check suite of libdat2, and those of the
+ * provider's libfabric-free modules.
+ */
 #include "config.h"
 
 #include <stdlib.h>
@@ -13,6 +16,9 @@ int main(void)
 	int failed;
 
 	srunner_add_suite(sr, check_registry_suite());
+	srunner_add_suite(sr, check_prov_map_suite());
+	srunner_add_suite(sr, check_prov_timer_suite());
+	srunner_add_suite(sr, check_prov_cm_hdr_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
