@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 dapl-ofi developers */
+/*
+ * The runner of the provider's internal tests: built from the provider's
+ * own sources (test/test.am), with fakes where libfabric would be.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "check_tests.h"
+
+int main(void)
+{
+	SRunner *sr = srunner_create(check_prov_pool_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
