@@ -15,6 +15,7 @@ int main(void)
 	SRunner *sr = srunner_create(check_prov_pool_suite());
 	int failed;
 
+	srunner_add_suite(sr, check_prov_order_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

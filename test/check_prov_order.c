@@ -1,0 +1,587 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 dapl-ofi developers */
+/*
+ * Request completions in posting order (prov/ofi/dofi_dto.c,
+ * dofi_dto_order): requests go through the provider's real post calls
+ * (dat_ep_post_send/rdma_write/rdma_read) onto a fake libfabric endpoint
+ * whose ops table only records the contexts, and their completions are
+ * fed back in any order through the real completion code
+ * (dofi_dto_complete, dofi_dto_complete_err), both as the consumer's
+ * dequeue (no lock) and as the CQ drain (EVD lock held) call it. What
+ * comes out must be in posting order. No network, no libfabric call.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_tests.h"
+#include "dofi.h"
+#include "dofi_fast.h"
+
+#define MAXPOST 64
+
+/* ---- a fake fabric ------------------------------------------------------- */
+
+static struct fake {
+	dofi_ia_t *ia;
+	dofi_ep_t *ep;
+	dofi_evd_t *evd;
+	dofi_pz_t pz;
+	dofi_lmr_t lmr;
+	dofi_lmr_t **chunk;
+	struct fid_ep fep;
+	unsigned char buf[4096];
+	/* What the fabric took, in posting order. */
+	dofi_op_t *taken[MAXPOST * 2];
+	uint64_t taken_flags[MAXPOST * 2];
+	uint32_t ntaken;
+	int refuse; /* fail posts with FI_EIO */
+	/* What came out, in order. */
+	DAT_EVENT out[MAXPOST * 2];
+	uint32_t nout;
+} F;
+
+static ssize_t fake_take(void *context, uint64_t flags)
+{
+	if (F.refuse)
+		return -FI_EIO;
+	ck_assert_uint_lt(F.ntaken, MAXPOST * 2);
+	F.taken_flags[F.ntaken] = flags;
+	F.taken[F.ntaken++] = context;
+	return 0;
+}
+
+static ssize_t fake_send(struct fid_ep *ep, const void *buf, size_t len,
+                         void *desc, fi_addr_t dest, void *context)
+{
+	(void)ep, (void)buf, (void)len, (void)desc, (void)dest;
+	return fake_take(context, 0);
+}
+
+static ssize_t fake_read(struct fid_ep *ep, void *buf, size_t len, void *desc,
+                         fi_addr_t src, uint64_t addr, uint64_t key,
+                         void *context)
+{
+	(void)ep, (void)buf, (void)len, (void)desc, (void)src, (void)addr,
+	        (void)key;
+	return fake_take(context, 0);
+}
+
+static ssize_t fake_write(struct fid_ep *ep, const void *buf, size_t len,
+                          void *desc, fi_addr_t dest, uint64_t addr,
+                          uint64_t key, void *context)
+{
+	(void)ep, (void)buf, (void)len, (void)desc, (void)dest, (void)addr,
+	        (void)key;
+	return fake_take(context, 0);
+}
+
+static ssize_t fake_writemsg(struct fid_ep *ep, const struct fi_msg_rma *msg,
+                             uint64_t flags)
+{
+	(void)ep;
+	return fake_take(msg->context, flags);
+}
+
+static struct fi_ops_msg fake_msg_ops = {
+        .size = sizeof(struct fi_ops_msg),
+        .send = fake_send,
+};
+
+static struct fi_ops_rma fake_rma_ops = {
+        .size = sizeof(struct fi_ops_rma),
+        .read = fake_read,
+        .write = fake_write,
+        .writemsg = fake_writemsg,
+};
+
+/* An IA, a PZ with one LMR over F.buf, an EVD and a connected EP. */
+static void fake_setup(int late_order, uint64_t write_flags)
+{
+	memset(&F, 0, sizeof(F));
+	F.ia = calloc(1, sizeof(*F.ia));
+	F.ep = calloc(1, sizeof(*F.ep));
+	F.evd = calloc(1, sizeof(*F.evd));
+	F.chunk = calloc(DOFI_LMR_CHUNK, sizeof(*F.chunk));
+	ck_assert(F.ia && F.ep && F.evd && F.chunk);
+
+	F.ia->late_order = late_order;
+	F.ia->write_flags = write_flags;
+	F.ia->ia_attr.max_message_size = 1 << 20;
+	F.ia->ia_attr.max_rdma_size = 1 << 20;
+	F.ia->lmr_chunks[0] = F.chunk;
+	F.chunk[1] = &F.lmr;
+	F.lmr.lmr_context = 1;
+	F.lmr.pz = &F.pz;
+	F.lmr.priv = DAT_MEM_PRIV_ALL_FLAG;
+	F.lmr.base = (uintptr_t)F.buf;
+	F.lmr.length = sizeof(F.buf);
+
+	F.evd->obj.ia = F.ia;
+	F.evd->qlen = 4 * MAXPOST;
+	F.evd->efd = -1;
+	F.evd->cq_fd = -1;
+	pthread_mutex_init(&F.evd->lock, NULL);
+
+	F.fep.msg = &fake_msg_ops;
+	F.fep.rma = &fake_rma_ops;
+	F.ep->obj.magic = DOFI_MAGIC_LIVE;
+	F.ep->obj.type = DOFI_OBJ_EP;
+	F.ep->obj.ia = F.ia;
+	F.ep->state = DAT_EP_STATE_CONNECTED;
+	F.ep->fep = &F.fep;
+	F.ep->pz = &F.pz;
+	F.ep->req_evd = F.evd;
+	F.ep->attr.max_request_iov = 4;
+	F.ep->attr.max_rdma_read_iov = 4;
+	F.ep->attr.max_rdma_write_iov = 4;
+	ck_assert_int_eq(dofi_pool_init(&F.ep->req_pool, 2 * MAXPOST, F.ep,
+	                                NULL, NULL, 0),
+	                 DOF_OK);
+	dofi_dto_order_reset(F.ep);
+}
+
+static void fake_teardown(void)
+{
+	dofi_pool_fini(&F.ep->req_pool);
+	pthread_mutex_destroy(&F.evd->lock);
+	free(F.evd->ring);
+	free(F.evd);
+	free(F.ep);
+	free(F.chunk);
+	free(F.ia);
+}
+
+/* Post one request; its op (NULL when the post failed). */
+static dofi_op_t *post(uint8_t type, uint64_t cookie, int suppress)
+{
+	DAT_LMR_TRIPLET seg = {.lmr_context = 1,
+	                       .virtual_address = (uintptr_t)F.buf,
+	                       .segment_length = 64};
+	DAT_RMR_TRIPLET rmt = {.rmr_context = 9,
+	                       .virtual_address = 0x10000,
+	                       .segment_length = 4096};
+	DAT_COMPLETION_FLAGS flags = suppress ? DAT_COMPLETION_SUPPRESS_FLAG
+	                                      : DAT_COMPLETION_DEFAULT_FLAG;
+	DAT_DTO_COOKIE c = {.as_64 = cookie};
+	uint32_t before = F.ntaken;
+	DAT_RETURN ret;
+
+	switch (type) {
+	case DOFI_OP_SEND:
+		ret = dofi_ep_post_send(F.ep, 1, &seg, c, flags);
+		break;
+	case DOFI_OP_WRITE:
+		ret = dofi_ep_post_rdma_write(F.ep, 1, &seg, c, &rmt, flags);
+		break;
+	default:
+		ret = dofi_ep_post_rdma_read(F.ep, 1, &seg, c, &rmt, flags);
+	}
+	if (F.refuse) {
+		ck_assert_int_ne(ret, DAT_SUCCESS);
+		ck_assert_uint_eq(F.ntaken, before);
+		return NULL;
+	}
+	ck_assert_int_eq(ret, DAT_SUCCESS);
+	ck_assert_uint_eq(F.ntaken, before + 1);
+	ck_assert_uint_eq(F.taken[before]->cookie.as_64, cookie);
+	ck_assert_uint_eq(F.taken[before]->type, type);
+	return F.taken[before];
+}
+
+/* Move what the EVD's ring holds to F.out. */
+static void ring_take(void)
+{
+	pthread_mutex_lock(&F.evd->lock);
+	while (atomic_load(&F.evd->count) > 0) {
+		ck_assert_uint_lt(F.nout, MAXPOST * 2);
+		F.out[F.nout++] = F.evd->ring[F.evd->head];
+		F.evd->head = (F.evd->head + 1) & (F.evd->cap - 1);
+		atomic_store(&F.evd->count, atomic_load(&F.evd->count) - 1);
+	}
+	pthread_mutex_unlock(&F.evd->lock);
+}
+
+/*
+ * The fabric completes op (err 0) or fails it (an FI_E* value), read by
+ * the consumer's dequeue (locked 0: an event may come straight back) or
+ * by the CQ drain into the ring (locked 1).
+ */
+static void complete(dofi_op_t *op, int err, int locked)
+{
+	struct fi_cq_data_entry e = {.op_context = op, .len = op->len};
+	struct fi_cq_err_entry ee = {.op_context = op, .err = err};
+	DAT_EVENT ev;
+	int r;
+
+	memset(&ev, 0, sizeof(ev));
+	if (locked)
+		pthread_mutex_lock(&F.evd->lock);
+	r = err ? dofi_dto_complete_err(&ee, &ev, F.evd, locked)
+	        : dofi_dto_complete(&e, &ev, F.evd, locked);
+	if (locked) {
+		if (r == 0)
+			ck_assert_int_eq(dofi_evd_push_locked(F.evd, &ev),
+			                 DOF_OK);
+		pthread_mutex_unlock(&F.evd->lock);
+	} else if (r == 0) {
+		/* Straight back only when nothing waits on the ring: the
+		 * ring's events would be older. */
+		ck_assert_uint_eq(atomic_load(&F.evd->count), 0);
+		ck_assert_uint_lt(F.nout, MAXPOST * 2);
+		F.out[F.nout++] = ev;
+	}
+	ring_take();
+}
+
+static void out_is(uint32_t i, uint64_t cookie, DAT_DTO_COMPLETION_STATUS st)
+{
+	const DAT_DTO_COMPLETION_EVENT_DATA *d;
+
+	ck_assert_uint_lt(i, F.nout);
+	ck_assert_int_eq(F.out[i].event_number, DAT_DTO_COMPLETION_EVENT);
+	d = &F.out[i].event_data.dto_completion_event_data;
+	ck_assert_uint_eq(d->user_cookie.as_64, cookie);
+	ck_assert_int_eq(d->status, st);
+	ck_assert_ptr_eq(d->ep_handle, F.ep);
+}
+
+struct want {
+	uint64_t cookie;
+	DAT_DTO_COMPLETION_STATUS st;
+};
+
+/* Exactly these events came out, in this order. */
+static void outs_are(const struct want *w, uint32_t n)
+{
+	uint32_t i;
+
+	ck_assert_uint_eq(F.nout, n);
+	for (i = 0; i < n; i++)
+		out_is(i, w[i].cookie, w[i].st);
+}
+
+/* Nothing held or outstanding, every op back in its pool. */
+static void all_settled(void)
+{
+	ck_assert_uint_eq(atomic_load(&F.ep->held_n), 0);
+	ck_assert_uint_eq(F.ep->held_head, DOFI_POOL_NONE);
+	ck_assert_uint_eq(atomic_load(&F.ep->late_settled),
+	                  atomic_load(&F.ep->late_posted));
+	ck_assert_uint_eq(dofi_pool_used(&F.ep->req_pool), 0);
+	ck_assert_uint_eq(atomic_load(&F.evd->count), 0);
+}
+
+/* The events expected, in order; then all must be settled. */
+static void end_with(const struct want *w, uint32_t n)
+{
+	outs_are(w, n);
+	all_settled();
+	fake_teardown();
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+/*
+ * tcp: sends and plain writes complete once sent, reads when answered.
+ * S0 R1 S2 W3 R4 S5 complete as S0 S2 W3 S5 R1 R4 and come out in
+ * posting order.
+ */
+START_TEST(order_tcp_reads_late)
+{
+	static const uint8_t types[] = {DOFI_OP_SEND, DOFI_OP_READ,
+	                                DOFI_OP_SEND, DOFI_OP_WRITE,
+	                                DOFI_OP_READ, DOFI_OP_SEND};
+	static const int arrive[] = {0, 2, 3, 5, 1, 4};
+	dofi_op_t *op[6];
+	int i;
+
+	fake_setup(DOFI_ORDER_LATE, 0);
+	for (i = 0; i < 6; i++)
+		op[i] = post(types[i], (uint64_t)i, 0);
+	/* Only the reads are late. */
+	for (i = 0; i < 6; i++)
+		ck_assert_uint_eq(op[i]->late, types[i] == DOFI_OP_READ);
+	for (i = 0; i < 6; i++)
+		complete(op[arrive[i]], 0, i % 2);
+	ck_assert_uint_eq(F.nout, 6);
+	for (i = 0; i < 6; i++)
+		out_is((uint32_t)i, (uint64_t)i, DAT_DTO_SUCCESS);
+	all_settled();
+	fake_teardown();
+}
+END_TEST
+
+/* Acknowledged writes (FI_DELIVERY_COMPLETE) are late too; suppressed
+ * writes need no acknowledgement and are not. */
+START_TEST(order_acked_writes_late)
+{
+	static const struct want w[] = {{0, DAT_DTO_SUCCESS},
+	                                {1, DAT_DTO_SUCCESS},
+	                                {3, DAT_DTO_SUCCESS}};
+	dofi_op_t *w0, *s1, *w2, *s3;
+
+	fake_setup(DOFI_ORDER_LATE, FI_DELIVERY_COMPLETE);
+	w0 = post(DOFI_OP_WRITE, 0, 0);
+	ck_assert_uint_eq(F.taken_flags[0] & FI_DELIVERY_COMPLETE,
+	                  FI_DELIVERY_COMPLETE);
+	s1 = post(DOFI_OP_SEND, 1, 0);
+	w2 = post(DOFI_OP_WRITE, 2, 1); /* suppressed */
+	s3 = post(DOFI_OP_SEND, 3, 0);
+	ck_assert_uint_eq(w0->late, 1);
+	ck_assert_uint_eq(w2->late, 0);
+	complete(s3, 0, 0);
+	complete(w2, 0, 1);
+	complete(s1, 0, 0);
+	ck_assert_uint_eq(F.nout, 0); /* all behind w0 */
+	complete(w0, 0, 0);
+	end_with(w, sizeof(w) / sizeof(w[0]));
+}
+END_TEST
+
+/* Without an order to keep (verbs), completions come out as they come. */
+START_TEST(order_none_passes_through)
+{
+	dofi_op_t *op[4];
+	int i;
+
+	fake_setup(DOFI_ORDER_NONE, 0);
+	for (i = 0; i < 4; i++)
+		op[i] = post(i % 2 ? DOFI_OP_READ : DOFI_OP_SEND, (uint64_t)i,
+		             0);
+	for (i = 3; i >= 0; i--) {
+		ck_assert_uint_eq(op[i]->late, 0);
+		complete(op[i], 0, i % 2);
+		ck_assert_uint_eq(F.nout, 4 - (uint32_t)i);
+		out_is(3 - (uint32_t)i, (uint64_t)i, DAT_DTO_SUCCESS);
+	}
+	all_settled();
+	fake_teardown();
+}
+END_TEST
+
+/*
+ * A late request fails: the requests held behind it (completed, but
+ * posted after it) are flushed, as on InfiniBand; later ones that were
+ * not held yet report their own status.
+ */
+START_TEST(order_late_failure_flushes_held)
+{
+	static const struct want w[] = {{0, DAT_DTO_SUCCESS},
+	                                {1, DAT_DTO_ERR_TRANSPORT},
+	                                {2, DAT_DTO_ERR_FLUSHED},
+	                                {3, DAT_DTO_ERR_FLUSHED},
+	                                {4, DAT_DTO_SUCCESS}};
+	dofi_op_t *s0, *r1, *s2, *w3, *r4;
+
+	fake_setup(DOFI_ORDER_LATE, 0);
+	s0 = post(DOFI_OP_SEND, 0, 0);
+	r1 = post(DOFI_OP_READ, 1, 0);
+	s2 = post(DOFI_OP_SEND, 2, 0);
+	w3 = post(DOFI_OP_WRITE, 3, 0);
+	r4 = post(DOFI_OP_READ, 4, 0);
+	complete(s2, 0, 0);
+	complete(w3, 0, 1);
+	complete(s0, 0, 0);
+	ck_assert_uint_eq(F.nout, 1);
+	complete(r1, FI_EIO, 0);
+	ck_assert_int_eq(F.ep->dto_error, 1);
+	complete(r4, 0, 0);
+	end_with(w, sizeof(w) / sizeof(w[0]));
+}
+END_TEST
+
+/* A held request's own error keeps its place and its status. */
+START_TEST(order_held_error_keeps_place)
+{
+	static const struct want w[] = {{0, DAT_DTO_SUCCESS},
+	                                {1, DAT_DTO_SUCCESS},
+	                                {2, DAT_DTO_ERR_TRANSPORT}};
+	dofi_op_t *r0, *s1, *s2;
+
+	fake_setup(DOFI_ORDER_LATE, 0);
+	r0 = post(DOFI_OP_READ, 0, 0);
+	s1 = post(DOFI_OP_SEND, 1, 0);
+	s2 = post(DOFI_OP_SEND, 2, 0);
+	complete(s2, FI_EIO, 0);
+	complete(s1, 0, 1);
+	ck_assert_uint_eq(F.nout, 0);
+	complete(r0, 0, 1);
+	end_with(w, sizeof(w) / sizeof(w[0]));
+}
+END_TEST
+
+/* A late request the fabric refuses takes its turn without an event:
+ * what was posted after it is not held for good. */
+START_TEST(order_refused_late_post)
+{
+	static const struct want w[] = {{0, DAT_DTO_SUCCESS},
+	                                {2, DAT_DTO_SUCCESS},
+	                                {3, DAT_DTO_SUCCESS}};
+	dofi_op_t *r0, *s2, *r3;
+
+	fake_setup(DOFI_ORDER_LATE, 0);
+	r0 = post(DOFI_OP_READ, 0, 0);
+	F.refuse = 1;
+	ck_assert_ptr_null(post(DOFI_OP_READ, 1, 0));
+	F.refuse = 0;
+	s2 = post(DOFI_OP_SEND, 2, 0);
+	r3 = post(DOFI_OP_READ, 3, 0);
+	complete(r3, 0, 0);
+	complete(s2, 0, 0);
+	ck_assert_uint_eq(F.nout, 0);
+	complete(r0, 0, 0);
+	end_with(w, sizeof(w) / sizeof(w[0]));
+}
+END_TEST
+
+/*
+ * The connection ends: the held list is dropped (its requests stay
+ * posted for the flush of requests) and nothing is held after that; the
+ * flush reports each posted request once, as flushed.
+ */
+START_TEST(order_drop_then_flush)
+{
+	dofi_op_t *op[4];
+	int i;
+
+	fake_setup(DOFI_ORDER_LATE, 0);
+	op[0] = post(DOFI_OP_READ, 0, 0);
+	op[1] = post(DOFI_OP_SEND, 1, 0);
+	op[2] = post(DOFI_OP_SEND, 2, 0);
+	op[3] = post(DOFI_OP_SEND, 3, 0);
+	complete(op[1], 0, 0);
+	ck_assert_uint_eq(atomic_load(&F.ep->held_n), 1);
+	dofi_dto_order_drop(F.ep);
+	ck_assert_uint_eq(atomic_load(&F.ep->held_n), 0);
+	complete(op[2], 0, 0); /* not held now, left to the flush */
+	ck_assert_uint_eq(F.nout, 0);
+	ck_assert_uint_eq(dofi_pool_used(&F.ep->req_pool), 4);
+	for (i = 0; i < 4; i++)
+		if (atomic_exchange(&op[i]->posted, 0))
+			dofi_dto_flush_op(op[i]);
+	ring_take();
+	ck_assert_uint_eq(F.nout, 4);
+	for (i = 0; i < 4; i++)
+		out_is((uint32_t)i, (uint64_t)i, DAT_DTO_ERR_FLUSHED);
+	/* The fabric's own late entries find nothing to report. */
+	complete(op[0], FI_ECANCELED, 0);
+	complete(op[3], 0, 1);
+	ck_assert_uint_eq(F.nout, 4);
+	ck_assert_uint_eq(dofi_pool_used(&F.ep->req_pool), 0);
+	fake_teardown();
+}
+END_TEST
+
+/*
+ * An order a fabric may complete ops[0..n) (posted in that order) in,
+ * into out. sockets (every op late): any. tcp (DOFI_ORDER_LATE): the
+ * others complete once sent, in posting order, and a late one (a read,
+ * an acknowledged write) only after the others posted before it, which
+ * went out on the stream ahead of it; late ones among themselves in any
+ * order. The order code relies on that much of tcp.
+ */
+static void completion_order(dofi_op_t *const *ops, uint32_t n, dofi_op_t **out,
+                             uint64_t *rs)
+{
+	unsigned char done[MAXPOST] = {0};
+	uint32_t cand[MAXPOST], i, k, next_rest = 0;
+
+	for (k = 0; k < n; k++) {
+		uint32_t nc = 0;
+
+		/* The first other op not done, then every late op not done
+		 * with no other op before it still out. */
+		while (next_rest < n &&
+		       (ops[next_rest]->late || done[next_rest]))
+			next_rest++;
+		if (next_rest < n)
+			cand[nc++] = next_rest;
+		for (i = 0; i < n && i <= next_rest; i++)
+			if (ops[i]->late && !done[i])
+				cand[nc++] = i;
+		ck_assert_uint_gt(nc, 0);
+		i = cand[check_rand_below(rs, nc)];
+		done[i] = 1;
+		out[k] = ops[i];
+	}
+}
+
+/*
+ * Random rounds: a mix of sends, writes and reads (some suppressed, some
+ * refused by the fabric), completed in an order the fabric may choose,
+ * each read either way; what comes out is the posted requests in
+ * posting order, the suppressed ones left out. Both fabrics' rules: tcp
+ * (reads and acknowledged writes late) and sockets (every request late).
+ */
+static void order_random_rounds(int late_order, uint64_t seed, int rounds)
+{
+	static const uint8_t types[] = {DOFI_OP_SEND, DOFI_OP_WRITE,
+	                                DOFI_OP_READ};
+	uint64_t rs = seed;
+	int round;
+
+	for (round = 0; round < rounds; round++) {
+		uint64_t wflags = (round & 1) ? FI_DELIVERY_COMPLETE : 0;
+		uint32_t n = 1 + check_rand_below(&rs, MAXPOST - 1), i;
+		dofi_op_t *op[MAXPOST], *order[MAXPOST];
+		uint64_t want[MAXPOST];
+		uint32_t nop = 0, nwant = 0;
+
+		fake_setup(late_order, wflags);
+		for (i = 0; i < n; i++) {
+			uint8_t type = types[check_rand_below(&rs, 3)];
+			int sup = check_rand_below(&rs, 8) == 0;
+			dofi_op_t *o;
+
+			F.refuse = check_rand_below(&rs, 16) == 0;
+			o = post(type, i, sup);
+			F.refuse = 0;
+			if (o == NULL)
+				continue;
+			op[nop++] = o;
+			if (!sup)
+				want[nwant++] = i;
+		}
+		completion_order(op, nop, order, &rs);
+		for (i = 0; i < nop; i++)
+			complete(order[i], 0, (int)check_rand_below(&rs, 2));
+		ck_assert_uint_eq(F.nout, nwant);
+		for (i = 0; i < nwant; i++)
+			out_is(i, want[i], DAT_DTO_SUCCESS);
+		all_settled();
+		fake_teardown();
+	}
+}
+
+START_TEST(order_random_tcp)
+{
+	order_random_rounds(DOFI_ORDER_LATE, 0x7c9, 3000);
+}
+END_TEST
+
+START_TEST(order_random_sockets)
+{
+	order_random_rounds(DOFI_ORDER_ALL, 0x50c, 3000);
+}
+END_TEST
+
+Suite *check_prov_order_suite(void)
+{
+	Suite *s = suite_create("prov posting order");
+	TCase *tc = tcase_create("dofi_dto_order");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, order_tcp_reads_late);
+	tcase_add_test(tc, order_acked_writes_late);
+	tcase_add_test(tc, order_none_passes_through);
+	tcase_add_test(tc, order_late_failure_flushes_held);
+	tcase_add_test(tc, order_held_error_keeps_place);
+	tcase_add_test(tc, order_refused_late_post);
+	tcase_add_test(tc, order_drop_then_flush);
+	tcase_add_test(tc, order_random_tcp);
+	tcase_add_test(tc, order_random_sockets);
+	suite_add_tcase(s, tc);
+	return s;
+}
