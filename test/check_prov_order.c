@@ -27,6 +27,7 @@ static struct fake {
 	dofi_ia_t *ia;
 	dofi_ep_t *ep;
 	dofi_evd_t *evd;
+	dofi_traits_t traits;
 	dofi_pz_t pz;
 	dofi_lmr_t lmr;
 	dofi_lmr_t **chunk;
@@ -106,7 +107,10 @@ static void fake_setup(int late_order, uint64_t write_flags)
 	F.chunk = calloc(DOFI_LMR_CHUNK, sizeof(*F.chunk));
 	ck_assert(F.ia && F.ep && F.evd && F.chunk);
 
-	F.ia->late_order = late_order;
+	/* The fabric's traits, with the order mode under test. */
+	F.traits = *dofi_traits_lookup(NULL);
+	F.traits.late_order = (uint8_t)late_order;
+	F.ia->traits = &F.traits;
 	F.ia->write_flags = write_flags;
 	F.ia->ia_attr.max_message_size = 1 << 20;
 	F.ia->ia_attr.max_rdma_size = 1 << 20;
