@@ -599,8 +599,9 @@ dtestcm_burst() { # COUNT
 }
 
 # run_dtestcm NAME IA COUNT: dtestcm server and client with COUNT
-# connections.  The soft RLIMIT_NOFILE goes up to the hard one for it;
-# a hard limit below what COUNT needs is a failure that says so.  As
+# connections.  The soft RLIMIT_NOFILE goes up to the hard one for it,
+# and the hard one up to what COUNT needs where we may (root); a hard
+# limit still below that is a failure that says so.  As
 # root, the pair runs in a network namespace of its own.  A comment line
 # gives the times.
 run_dtestcm() {
@@ -609,6 +610,11 @@ run_dtestcm() {
 	soft=$(ulimit -Sn)
 	hard=$(ulimit -Hn)
 	need=$(dtestcm_fds "$ia" "$count")
+	# Root may raise the hard limit itself (up to fs.nr_open).
+	if [ "$hard" != unlimited ] && [ "$hard" -lt "$need" ] &&
+		ulimit -Hn "$need" 2>/dev/null; then
+		hard=$(ulimit -Hn)
+	fi
 	if [ "$hard" != unlimited ] && [ "$hard" -lt "$need" ]; then
 		echo "RLIMIT_NOFILE hard limit $hard: $count connections on" \
 			"$ia need about $need descriptors in each process" \
