@@ -161,9 +161,10 @@ test_job() {
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 		LDFLAGS="-fsanitize=address,undefined" &&
 		(cd "$top/build-asan" && ASAN_OPTIONS=detect_leaks=0 \
-			make -s -j"$jobs" check TESTS=test/check_dat >/dev/null 2>&1;
-		 grep -E '^[0-9]+%: Checks' test/check_dat.log &&
-		 grep -q '^PASS test/check_dat' test/check_dat.log) &&
+			make -s -j"$jobs" check TESTS="test/check_dat test/check_prov" >/dev/null 2>&1;
+		 grep -E '^[0-9]+%: Checks' test/check_dat.log test/check_prov.log &&
+		 grep -q '^PASS test/check_dat' test/check_dat.log &&
+		 grep -q '^PASS test/check_prov' test/check_prov.log) &&
 		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 		BUILDDIR="$top/build-asan" bash "$top/fabtests-dat/scripts/runfabtests-dat.sh" \
 			--loopback -D ofi-tcp -T 300 -v | tee "$build/asan.out" &&
@@ -171,6 +172,17 @@ test_job() {
 		pass=$((pass + 1)); echo "ok: ASan+UBSan unit and functional runs"
 	else
 		fail=$((fail + 1)); echo "FAIL: ASan+UBSan runs"
+	fi
+
+	log "fuzzers: the CM header and dat.conf parsers, 30 s each (libFuzzer)"
+	if FUZZ_BUILD="$top/build-fuzz" bash "$top/fuzz/run.sh" all \
+		-max_total_time=30 >"$build/fuzz.out" 2>&1; then
+		pass=$((pass + 1))
+		grep -E '^#[0-9]+.*DONE|stat::number_of_executed_units' "$build/fuzz.out" || true
+		echo "ok: fuzzers found no crash"
+	else
+		fail=$((fail + 1)); tail -40 "$build/fuzz.out"
+		echo "FAIL: a fuzzer crashed (see above)"
 	fi
 
 	log "clang build (-Wall -Wextra -Werror)"
