@@ -57,6 +57,102 @@ const char *bench_op_name(enum bench_op op)
 	return "?";
 }
 
+/* ---- live connections -------------------------------------------------- */
+
+static size_t bench_hash(uintptr_t key, size_t size)
+{
+	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 32) & (size - 1);
+}
+
+/* Twice the buckets; the old table stays if there is no memory. */
+static int bench_conn_grow(struct bench_ctx *ctx)
+{
+	size_t nsize = ctx->hsize ? ctx->hsize * 2 : 64, i, b;
+	struct bench_conn **nt, *c, *next;
+
+	nt = calloc(nsize, sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < ctx->hsize; i++) {
+		for (c = ctx->htab[i]; c; c = next) {
+			next = c->hnext;
+			b = bench_hash(c->key, nsize);
+			c->hnext = nt[b];
+			nt[b] = c;
+		}
+	}
+	free(ctx->htab);
+	ctx->htab = nt;
+	ctx->hsize = nsize;
+	return 0;
+}
+
+int bench_conn_add(struct bench_ctx *ctx, struct bench_conn *conn,
+                   uintptr_t key)
+{
+	size_t b;
+
+	/* Longer chains are only slower: a full table need not grow. */
+	if ((ctx->hsize == 0 || ctx->nconns >= ctx->hsize) &&
+	    bench_conn_grow(ctx) != 0 && ctx->hsize == 0)
+		return -ENOMEM;
+	conn->ctx = ctx;
+	conn->key = key;
+	b = bench_hash(key, ctx->hsize);
+	conn->hnext = ctx->htab[b];
+	ctx->htab[b] = conn;
+	conn->prev = NULL;
+	conn->next = ctx->conns;
+	if (ctx->conns)
+		ctx->conns->prev = conn;
+	ctx->conns = conn;
+	ctx->nconns++;
+	return 0;
+}
+
+void bench_conn_del(struct bench_conn *conn)
+{
+	struct bench_ctx *ctx = conn->ctx;
+	struct bench_conn **pp;
+
+	for (pp = &ctx->htab[bench_hash(conn->key, ctx->hsize)]; *pp;
+	     pp = &(*pp)->hnext) {
+		if (*pp == conn) {
+			*pp = conn->hnext;
+			break;
+		}
+	}
+	if (conn->prev)
+		conn->prev->next = conn->next;
+	else
+		ctx->conns = conn->next;
+	if (conn->next)
+		conn->next->prev = conn->prev;
+	conn->next = conn->prev = conn->hnext = NULL;
+	ctx->nconns--;
+}
+
+struct bench_conn *bench_conn_find(struct bench_ctx *ctx, uintptr_t key)
+{
+	struct bench_conn *c;
+
+	if (!ctx->hsize)
+		return NULL;
+	for (c = ctx->htab[bench_hash(key, ctx->hsize)]; c; c = c->hnext)
+		if (c->key == key)
+			return c;
+	return NULL;
+}
+
+void bench_conns_fini(struct bench_ctx *ctx)
+{
+	free(ctx->htab);
+	ctx->htab = NULL;
+	ctx->hsize = 0;
+}
+
 /* fabtests' iteration counts by size when -I is not given. */
 long bench_default_iters(size_t size, bool bw)
 {

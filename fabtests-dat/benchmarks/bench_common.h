@@ -99,10 +99,18 @@ struct bench_mr {
 	void *handle;  /* DAT_LMR_HANDLE or struct fid_mr * */
 };
 
-/* A connection; the backend keeps its own data behind priv. */
+/*
+ * A connection; the backend keeps its own data behind priv. Every live
+ * connection is on its context's list and in its table by key (the EP
+ * handle, or the endpoint's fid), so finding the connection an event
+ * names, and freeing one, cost the same with 10 or 10,000 open.
+ */
 struct bench_conn {
 	struct bench_ctx *ctx;
 	struct bench_conn *next;
+	struct bench_conn *prev;
+	struct bench_conn *hnext; /* the table's chain */
+	uintptr_t key;
 	void *ep;   /* DAT_EP_HANDLE or struct fid_ep * */
 	void *priv; /* backend data */
 	int established;
@@ -168,7 +176,10 @@ struct bench_ctx {
 	const struct bench_ops *ops;
 	struct bench_opts *opts;
 	void *priv;               /* backend state */
-	struct bench_conn *conns; /* every live connection */
+	struct bench_conn *conns; /* every live connection, newest first */
+	struct bench_conn **htab; /* ... by key */
+	size_t hsize;             /* buckets, a power of 2 */
+	size_t nconns;            /* ... how many */
 	int max_window;           /* outstanding posts the EP takes */
 	int max_reads;            /* outstanding RDMA reads the EP takes */
 	size_t max_msg;           /* largest send the EP takes */
@@ -225,6 +236,17 @@ struct bench_rinfo {
 	uint64_t key;
 	uint64_t len;
 };
+
+/*
+ * The live connections of a context: add links conn in (0, or -ENOMEM),
+ * del unlinks it, find looks a key up; fini frees the table once no
+ * connection is left.
+ */
+int bench_conn_add(struct bench_ctx *ctx, struct bench_conn *conn,
+                   uintptr_t key);
+void bench_conn_del(struct bench_conn *conn);
+struct bench_conn *bench_conn_find(struct bench_ctx *ctx, uintptr_t key);
+void bench_conns_fini(struct bench_ctx *ctx);
 
 /* Option parsing. extra_tests: the -t values the program takes. */
 void bench_usage(const struct bench_opts *o, const char *desc, unsigned tests);

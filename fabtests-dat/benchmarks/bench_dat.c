@@ -203,6 +203,7 @@ static void dat_close(struct bench_ctx *ctx)
 		return;
 	while (ctx->conns)
 		bench_dat_ops.free_conn(ctx->conns);
+	bench_conns_fini(ctx);
 	if (st->psp)
 		(void)dat_psp_free(st->psp);
 	if (st->cr_evd)
@@ -309,10 +310,12 @@ static int dat_ep_new(struct bench_ctx *ctx, struct bench_conn **out)
 		free(conn);
 		return -EIO;
 	}
-	conn->ctx = ctx;
 	conn->ep = ep;
-	conn->next = ctx->conns;
-	ctx->conns = conn;
+	if (bench_conn_add(ctx, conn, (uintptr_t)ep)) {
+		(void)dat_ep_free(ep);
+		free(conn);
+		return -ENOMEM;
+	}
 	*out = conn;
 	return 0;
 }
@@ -366,12 +369,7 @@ static int dat_accept(struct bench_ctx *ctx, void *req, struct bench_conn **out)
 
 static struct bench_conn *dat_find(struct bench_ctx *ctx, DAT_EP_HANDLE ep)
 {
-	struct bench_conn *c;
-
-	for (c = ctx->conns; c; c = c->next)
-		if (c->ep == ep)
-			return c;
-	return NULL;
+	return bench_conn_find(ctx, (uintptr_t)ep);
 }
 
 /* A connection request from the CR EVD: 1, 0 when there is none. */
@@ -469,15 +467,9 @@ static int dat_disconnect(struct bench_conn *conn)
 
 static void dat_free_conn(struct bench_conn *conn)
 {
-	struct bench_conn **pp;
 	DAT_RETURN ret;
 
-	for (pp = &conn->ctx->conns; *pp; pp = &(*pp)->next) {
-		if (*pp == conn) {
-			*pp = conn->next;
-			break;
-		}
-	}
+	bench_conn_del(conn);
 	ret = dat_ep_free(conn->ep);
 	if (ret != DAT_SUCCESS)
 		DAT_ERR("dat_ep_free", ret);

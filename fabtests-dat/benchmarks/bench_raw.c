@@ -172,6 +172,7 @@ static void raw_close(struct bench_ctx *ctx)
 		return;
 	while (ctx->conns)
 		bench_raw_ops.free_conn(ctx->conns);
+	bench_conns_fini(ctx);
 	if (st->pep)
 		fi_close(&st->pep->fid);
 	if (st->cq)
@@ -267,10 +268,12 @@ static int raw_ep_setup(struct bench_ctx *ctx, struct fi_info *info,
 		free(conn);
 		return -EIO;
 	}
-	conn->ctx = ctx;
 	conn->ep = ep;
-	conn->next = ctx->conns;
-	ctx->conns = conn;
+	if (bench_conn_add(ctx, conn, (uintptr_t)&ep->fid)) {
+		fi_close(&ep->fid);
+		free(conn);
+		return -ENOMEM;
+	}
 	ret = fi_ep_bind(ep, &st->eq->fid, 0);
 	if (ret) {
 		RAW_ERR("fi_ep_bind(eq)", ret);
@@ -344,12 +347,7 @@ static int raw_accept(struct bench_ctx *ctx, void *req, struct bench_conn **out)
  * fid whose endpoint may already be closed. */
 static struct bench_conn *raw_find(struct bench_ctx *ctx, fid_t fid)
 {
-	struct bench_conn *c;
-
-	for (c = ctx->conns; c; c = c->next)
-		if (&((struct fid_ep *)c->ep)->fid == fid)
-			return c;
-	return NULL;
+	return bench_conn_find(ctx, (uintptr_t)fid);
 }
 
 static int raw_cm_poll(struct bench_ctx *ctx, struct bench_cm_ev *ev)
@@ -423,14 +421,7 @@ static int raw_disconnect(struct bench_conn *conn)
 
 static void raw_free_conn(struct bench_conn *conn)
 {
-	struct bench_conn **pp;
-
-	for (pp = &conn->ctx->conns; *pp; pp = &(*pp)->next) {
-		if (*pp == conn) {
-			*pp = conn->next;
-			break;
-		}
-	}
+	bench_conn_del(conn);
 	fi_close(&((struct fid_ep *)conn->ep)->fid);
 	free(conn);
 }
