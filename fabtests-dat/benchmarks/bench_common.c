@@ -16,7 +16,9 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -153,6 +155,58 @@ void bench_conns_fini(struct bench_ctx *ctx)
 	ctx->hsize = 0;
 }
 
+/* ---- this process -------------------------------------------------------- */
+
+long bench_rss_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *fp;
+
+	fp = fopen("/proc/self/status", "r");
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		if (strncmp(line, "VmRSS:", 6) == 0) {
+			kib = strtol(line + 6, NULL, 10);
+			break;
+		}
+	}
+	fclose(fp);
+	return kib;
+}
+
+long bench_count_fds(void)
+{
+	struct dirent *de;
+	long n = 0;
+	DIR *d;
+
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1; /* the directory's own */
+}
+
+long bench_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return -1;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0 &&
+		    getrlimit(RLIMIT_NOFILE, &rl) != 0)
+			return -1;
+	}
+	return rl.rlim_cur == RLIM_INFINITY ? -1 : (long)rl.rlim_cur;
+}
+
 /* fabtests' iteration counts by size when -I is not given. */
 long bench_default_iters(size_t size, bool bw)
 {
@@ -207,6 +261,16 @@ void bench_usage(const struct bench_opts *o, const char *desc, unsigned tests)
 	        "target has them\n"
 	        "                  (FI_DELIVERY_COMPLETE, what DAT gives on "
 	        "tcp; default transmit)\n"
+	        "  -N <count>      dat_cm_rate: hold this many connections "
+	        "open (established,\n"
+	        "                  idle) while measuring; also the memory per "
+	        "EP and their\n"
+	        "                  teardown\n"
+	        "  --rounds=<n>    dat_cm_rate -N: n rounds of one message to "
+	        "every held EP and\n"
+	        "                  back, and the cost of an empty dequeue\n"
+	        "  --evd-per-ep    dat_cm_rate: each EP its own DTO EVD (raw: "
+	        "its own CQ)\n"
 	        "  --mem-poll      DAT write ping-pong: wait on memory only, "
 	        "no DAT call\n"
 	        "  --detail        after each row, a '#detail' line with full "
@@ -294,6 +358,8 @@ enum {
 	BENCH_LOPT_RAW_WRITE,
 	BENCH_LOPT_DETAIL,
 	BENCH_LOPT_LOOPBACK,
+	BENCH_LOPT_ROUNDS,
+	BENCH_LOPT_EVD_PER_EP,
 };
 
 int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
@@ -307,6 +373,8 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 	        {"raw-write", required_argument, NULL, BENCH_LOPT_RAW_WRITE},
 	        {"detail", no_argument, NULL, BENCH_LOPT_DETAIL},
 	        {"loopback", no_argument, NULL, BENCH_LOPT_LOOPBACK},
+	        {"rounds", required_argument, NULL, BENCH_LOPT_ROUNDS},
+	        {"evd-per-ep", no_argument, NULL, BENCH_LOPT_EVD_PER_EP},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};
@@ -325,7 +393,7 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 	o->sizes[0] = 8;
 	o->nsizes = 1;
 
-	while ((c = getopt_long(argc, argv, "D:I:w:S:W:p:E:P:t:T:vh", lopts,
+	while ((c = getopt_long(argc, argv, "D:I:w:S:W:p:E:P:t:T:N:vh", lopts,
 	                        NULL)) != -1) {
 		switch (c) {
 		case 'D':
@@ -375,8 +443,21 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 				goto bad;
 			o->test = t;
 			break;
+		case 'N':
+			if (bench_parse_long(optarg, 0, 1L << 24, &v))
+				goto bad;
+			o->held = v;
+			break;
 		case 'v':
 			o->verbose = true;
+			break;
+		case BENCH_LOPT_ROUNDS:
+			if (bench_parse_long(optarg, 0, 1L << 20, &v))
+				goto bad;
+			o->rounds = v;
+			break;
+		case BENCH_LOPT_EVD_PER_EP:
+			o->evd_per_ep = true;
 			break;
 		case BENCH_LOPT_RAW:
 			o->raw = true;
@@ -427,6 +508,17 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 		goto bad;
 	if (o->cm_port == 0)
 		o->cm_port = (uint16_t)(o->oob_port + 1);
+	if ((o->held || o->rounds || o->evd_per_ep) &&
+	    o->test != BENCH_TEST_CM) {
+		fprintf(stderr,
+		        "%s: -N, --rounds and --evd-per-ep are dat_cm_rate's\n",
+		        o->prog);
+		return -1;
+	}
+	if (o->rounds && !o->held) {
+		fprintf(stderr, "%s: --rounds needs -N\n", o->prog);
+		return -1;
+	}
 	if (o->mem_poll && o->raw) {
 		fprintf(stderr, "%s: --mem-poll is for the DAT mode only\n",
 		        o->prog);
@@ -755,6 +847,9 @@ static int bench_hello(struct bench_ctx *ctx)
 			if (o->sizes[i] > h.max_size)
 				h.max_size = o->sizes[i];
 		snprintf(h.ia_name, sizeof(h.ia_name), "%s", o->ia_name);
+		h.held = (uint64_t)o->held;
+		h.rounds = (uint64_t)o->rounds;
+		h.flags = o->evd_per_ep ? BENCH_HELLO_EVD_PER_EP : 0;
 		ctx->max_size = h.max_size;
 		return bench_oob_send(ctx, &h, sizeof(h));
 	}
@@ -763,7 +858,8 @@ static int bench_hello(struct bench_ctx *ctx)
 		return ret;
 	h.ia_name[sizeof(h.ia_name) - 1] = '\0';
 	if (h.magic != BENCH_MAGIC || h.max_size == 0 ||
-	    h.max_size > UINT32_MAX || h.window == 0 || h.window > 65536) {
+	    h.max_size > UINT32_MAX || h.window == 0 || h.window > 65536 ||
+	    h.held > (1ULL << 24) || h.rounds > (1ULL << 20)) {
 		BENCH_ERR("side channel: not a client of this benchmark");
 		return -EPROTO;
 	}
@@ -779,6 +875,9 @@ static int bench_hello(struct bench_ctx *ctx)
 		        o->prog, h.ia_name, o->ia_name);
 	o->window = (int)h.window;
 	o->test = (enum bench_test)h.test;
+	o->held = (long)h.held;
+	o->rounds = (long)h.rounds;
+	o->evd_per_ep = (h.flags & BENCH_HELLO_EVD_PER_EP) != 0;
 	ctx->max_size = h.max_size;
 	return 0;
 }

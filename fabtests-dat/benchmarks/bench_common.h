@@ -30,6 +30,14 @@
 #define BENCH_DEF_OOB_PORT 47592
 #define BENCH_DEF_WINDOW   64
 #define BENCH_DEF_TIMEOUT  60 /* seconds: any wait gives up after this */
+/*
+ * Default EP attributes (--ep-default, dat_cm_rate): DAT's dat_ep_create
+ * with no attributes gives this many DTOs each way; raw asks libfabric for
+ * the same tx and rx sizes.
+ */
+#define BENCH_DEF_EP_DTOS 256
+/* Queue length of an EP's own DTO EVD (raw: CQ) under --evd-per-ep. */
+#define BENCH_EP_EVD_QLEN 16
 
 /* Exit status when the fabric does not offer what the test needs. */
 #define BENCH_EXIT_NOTRUN 61
@@ -79,7 +87,33 @@ struct bench_opts {
 	bool raw_wait_fd;     /* --raw-wait=fd */
 	bool raw_thread_safe; /* --raw-thread=safe */
 	bool raw_delivery;    /* --raw-write=delivery */
+	/* dat_cm_rate's scale options; the server has them from the hello. */
+	long held;       /* -N: connections held open, established and idle */
+	long rounds;     /* --rounds: of one message to every held EP */
+	bool evd_per_ep; /* --evd-per-ep: each EP its own DTO EVD / CQ */
+	bool ep_default; /* EPs with default attributes (set by the program) */
 };
+
+/*
+ * Entries the shared DTO EVD (raw: CQ) holds: room for -W of each kind,
+ * or, when dat_cm_rate sends one message to every held EP at once, for a
+ * send and a receive completion of each.
+ */
+static inline long bench_cq_size(const struct bench_opts *o)
+{
+	if (o->rounds && !o->evd_per_ep)
+		return 2 * o->held + 64;
+	return (long)o->window * 4 + 64;
+}
+
+/*
+ * Entries the connection EVD (raw: EQ) holds: dat_cm_rate's server can
+ * have a disconnect of every held connection waiting in it.
+ */
+static inline long bench_eq_size(const struct bench_opts *o)
+{
+	return o->held + 256;
+}
 
 /* One completion, whichever layer produced it. */
 struct bench_comp {
@@ -100,10 +134,11 @@ struct bench_mr {
 };
 
 /*
- * A connection; the backend keeps its own data behind priv. Every live
- * connection is on its context's list and in its table by key (the EP
- * handle, or the endpoint's fid), so finding the connection an event
- * names, and freeing one, cost the same with 10 or 10,000 open.
+ * A connection; the backend keeps its own data behind priv (under
+ * --evd-per-ep, the EP's own DTO EVD or CQ). Every live connection is on
+ * its context's list and in its table by key (the EP handle, or the
+ * endpoint's fid), so finding the connection an event names, and freeing
+ * one, cost the same with 10 or 10,000 open.
  */
 struct bench_conn {
 	struct bench_ctx *ctx;
@@ -165,6 +200,9 @@ struct bench_ops {
 	                 size_t off, size_t len, uint64_t raddr, uint64_t rkey,
 	                 uint64_t ctx);
 	int (*poll)(struct bench_ctx *ctx, struct bench_comp *comp);
+	/* The same on the connection's own EVD/CQ (--evd-per-ep), else on
+	 * the shared one. */
+	int (*poll_conn)(struct bench_conn *conn, struct bench_comp *comp);
 	/* Drive progress without taking completions (may be NULL). */
 	void (*progress)(struct bench_ctx *ctx);
 };
@@ -223,7 +261,13 @@ struct bench_hello {
 	uint32_t test;
 	uint64_t max_size;
 	char ia_name[64];
+	uint64_t held;   /* dat_cm_rate -N */
+	uint64_t rounds; /* dat_cm_rate --rounds */
+	uint32_t flags;  /* BENCH_HELLO_* */
+	uint32_t pad;
 };
+
+#define BENCH_HELLO_EVD_PER_EP 0x1
 
 struct bench_ready {
 	uint32_t magic;
@@ -247,6 +291,12 @@ int bench_conn_add(struct bench_ctx *ctx, struct bench_conn *conn,
 void bench_conn_del(struct bench_conn *conn);
 struct bench_conn *bench_conn_find(struct bench_ctx *ctx, uintptr_t key);
 void bench_conns_fini(struct bench_ctx *ctx);
+
+/* This process: VmRSS in KiB (-1 if unknown), open file descriptors. */
+long bench_rss_kib(void);
+long bench_count_fds(void);
+/* Raise RLIMIT_NOFILE's soft limit to the hard one; returns the limit. */
+long bench_raise_nofile(void);
 
 /* Option parsing. extra_tests: the -t values the program takes. */
 void bench_usage(const struct bench_opts *o, const char *desc, unsigned tests);

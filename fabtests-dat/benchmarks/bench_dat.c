@@ -5,7 +5,8 @@
  * One IA, one PZ, one DTO EVD for both the receive and request queues
  * (as the raw mode has one CQ), one connection EVD and, on the server, one
  * CR EVD under a PSP. Completions are taken with dat_evd_dequeue in a busy
- * loop, the DAT counterpart of fi_cq_read polling.
+ * loop, the DAT counterpart of fi_cq_read polling. dat_cm_rate gives its
+ * EPs the default attributes (NULL), and with --evd-per-ep a DTO EVD each.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -126,7 +127,7 @@ static int dat_open(struct bench_ctx *ctx)
 		DAT_ERR("dat_pz_create", ret);
 		goto err;
 	}
-	qlen = (DAT_COUNT)o->window * 4 + 64;
+	qlen = (DAT_COUNT)bench_cq_size(o);
 	if (st->ia_attr.max_evd_qlen > 0)
 		qlen = dat_min(qlen, st->ia_attr.max_evd_qlen);
 	ret = dat_evd_create(st->ia, qlen, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG,
@@ -135,7 +136,7 @@ static int dat_open(struct bench_ctx *ctx)
 		DAT_ERR("dat_evd_create(DTO)", ret);
 		goto err;
 	}
-	qlen = 256;
+	qlen = (DAT_COUNT)bench_eq_size(o);
 	if (st->ia_attr.max_evd_qlen > 0)
 		qlen = dat_min(qlen, st->ia_attr.max_evd_qlen);
 	ret = dat_evd_create(st->ia, qlen, DAT_HANDLE_NULL,
@@ -145,6 +146,10 @@ static int dat_open(struct bench_ctx *ctx)
 		goto err;
 	}
 	if (ctx->server) {
+		/* Requests come in no faster than the client's connects. */
+		qlen = 256;
+		if (st->ia_attr.max_evd_qlen > 0)
+			qlen = dat_min(qlen, st->ia_attr.max_evd_qlen);
 		ret = dat_evd_create(st->ia, qlen, DAT_HANDLE_NULL,
 		                     DAT_EVD_CR_FLAG, &st->cr_evd);
 		if (ret != DAT_SUCCESS) {
@@ -293,31 +298,52 @@ static void dat_dereg(struct bench_ctx *ctx, struct bench_mr *mr)
 	mr->handle = NULL;
 }
 
+/*
+ * A new EP on the shared DTO EVD, or (--evd-per-ep) on one of its own
+ * kept in conn->priv; with the default attributes (NULL) where the
+ * program asks for them.
+ */
 static int dat_ep_new(struct bench_ctx *ctx, struct bench_conn **out)
 {
 	struct dat_state *st = dat_st(ctx);
+	DAT_EVD_HANDLE evd = st->dto_evd;
 	struct bench_conn *conn;
 	DAT_EP_HANDLE ep;
 	DAT_RETURN ret;
+	int err = -EIO;
 
 	conn = calloc(1, sizeof(*conn));
 	if (!conn)
 		return -ENOMEM;
-	ret = dat_ep_create(st->ia, st->pz, st->dto_evd, st->dto_evd,
-	                    st->conn_evd, &st->ep_attr, &ep);
+	if (ctx->opts->evd_per_ep) {
+		ret = dat_evd_create(st->ia, BENCH_EP_EVD_QLEN, DAT_HANDLE_NULL,
+		                     DAT_EVD_DTO_FLAG, &evd);
+		if (ret != DAT_SUCCESS) {
+			DAT_ERR("dat_evd_create(DTO, per EP)", ret);
+			goto err_free;
+		}
+		conn->priv = evd;
+	}
+	ret = dat_ep_create(st->ia, st->pz, evd, evd, st->conn_evd,
+	                    ctx->opts->ep_default ? NULL : &st->ep_attr, &ep);
 	if (ret != DAT_SUCCESS) {
 		DAT_ERR("dat_ep_create", ret);
-		free(conn);
-		return -EIO;
+		goto err_evd;
 	}
 	conn->ep = ep;
-	if (bench_conn_add(ctx, conn, (uintptr_t)ep)) {
-		(void)dat_ep_free(ep);
-		free(conn);
-		return -ENOMEM;
-	}
+	err = bench_conn_add(ctx, conn, (uintptr_t)ep);
+	if (err)
+		goto err_ep;
 	*out = conn;
 	return 0;
+err_ep:
+	(void)dat_ep_free(ep);
+err_evd:
+	if (conn->priv)
+		(void)dat_evd_free(conn->priv);
+err_free:
+	free(conn);
+	return err;
 }
 
 static int dat_connect(struct bench_ctx *ctx, struct bench_conn **out)
@@ -473,6 +499,11 @@ static void dat_free_conn(struct bench_conn *conn)
 	ret = dat_ep_free(conn->ep);
 	if (ret != DAT_SUCCESS)
 		DAT_ERR("dat_ep_free", ret);
+	if (conn->priv) {
+		ret = dat_evd_free(conn->priv);
+		if (ret != DAT_SUCCESS)
+			DAT_ERR("dat_evd_free(DTO, per EP)", ret);
+	}
 	free(conn);
 }
 
@@ -588,14 +619,13 @@ static const char *dat_dto_status_name(DAT_DTO_COMPLETION_STATUS s)
 	}
 }
 
-static int dat_poll(struct bench_ctx *ctx, struct bench_comp *comp)
+static int dat_poll_evd(DAT_EVD_HANDLE evd, struct bench_comp *comp)
 {
-	struct dat_state *st = ctx->priv;
 	const DAT_DTO_COMPLETION_EVENT_DATA *d;
 	DAT_EVENT e;
 	DAT_RETURN ret;
 
-	ret = dat_evd_dequeue(st->dto_evd, &e);
+	ret = dat_evd_dequeue(evd, &e);
 	if (ret != DAT_SUCCESS) {
 		if (DAT_GET_TYPE(ret) == DAT_QUEUE_EMPTY) {
 			bench_empty_polls++;
@@ -635,6 +665,17 @@ static int dat_poll(struct bench_ctx *ctx, struct bench_comp *comp)
 	return 1;
 }
 
+static int dat_poll(struct bench_ctx *ctx, struct bench_comp *comp)
+{
+	return dat_poll_evd(dat_st(ctx)->dto_evd, comp);
+}
+
+static int dat_poll_conn(struct bench_conn *conn, struct bench_comp *comp)
+{
+	return dat_poll_evd(
+	        conn->priv ? conn->priv : dat_st(conn->ctx)->dto_evd, comp);
+}
+
 const struct bench_ops bench_dat_ops = {
         .name = "dat",
         .open = dat_open,
@@ -652,5 +693,6 @@ const struct bench_ops bench_dat_ops = {
         .post_write = dat_post_write,
         .post_read = dat_post_read,
         .poll = dat_poll,
+        .poll_conn = dat_poll_conn,
         .progress = NULL,
 };

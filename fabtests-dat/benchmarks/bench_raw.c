@@ -7,6 +7,8 @@
  * sockets), FI_THREAD_DOMAIN, one CQ polled with fi_cq_read and no wait
  * object, one EQ. --raw-thread=safe and --raw-wait=fd switch to what a
  * DAT provider with a progress thread needs, to measure what that costs.
+ * dat_cm_rate's EPs take DAT's default sizes (256 each way), and with
+ * --evd-per-ep a CQ each.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -28,6 +30,14 @@
 
 #define RAW_FI_VERSION FI_VERSION(1, 17)
 #define RAW_SRC_ADDR   "127.0.0.1"
+/*
+ * --evd-per-ep: tcp notices connects and a peer's shutdown only through
+ * CQ progress, so an empty look at the EQ reads the CQs of this many of
+ * the newest connections (those being set up) and of this many more in
+ * turn (the idle ones).
+ */
+#define RAW_PROGRESS_NEWEST 64
+#define RAW_PROGRESS_SWEEP  16
 
 struct raw_state {
 	struct fi_info *info;
@@ -36,6 +46,7 @@ struct raw_state {
 	struct fid_eq *eq;
 	struct fid_cq *cq;
 	struct fid_pep *pep;
+	struct bench_conn *cursor; /* --evd-per-ep: the next CQ to progress */
 	uint64_t next_key;
 	bool virt_addr;
 };
@@ -117,6 +128,10 @@ static int raw_open(struct bench_ctx *ctx)
 	info = st->info;
 	/* RMA addresses are virtual addresses, as DAT's RMR triplets. */
 	info->domain_attr->mr_mode |= FI_MR_VIRT_ADDR;
+	if (ctx->opts->ep_default) {
+		info->tx_attr->size = BENCH_DEF_EP_DTOS;
+		info->rx_attr->size = BENCH_DEF_EP_DTOS;
+	}
 	BENCH_VERBOSE(ctx, "raw: provider %s, fabric %s, domain %s, %s",
 	              info->fabric_attr->prov_name, info->fabric_attr->name,
 	              info->domain_attr->name,
@@ -129,6 +144,7 @@ static int raw_open(struct bench_ctx *ctx)
 		RAW_ERR("fi_fabric", ret);
 		goto err;
 	}
+	eq_attr.size = (size_t)bench_eq_size(ctx->opts);
 	ret = fi_eq_open(st->fabric, &eq_attr, &st->eq, NULL);
 	if (ret) {
 		RAW_ERR("fi_eq_open", ret);
@@ -143,7 +159,7 @@ static int raw_open(struct bench_ctx *ctx)
 
 	cq_attr.format = FI_CQ_FORMAT_MSG;
 	cq_attr.wait_obj = ctx->opts->raw_wait_fd ? FI_WAIT_FD : FI_WAIT_NONE;
-	cq_attr.size = (size_t)ctx->opts->window * 4 + 64;
+	cq_attr.size = (size_t)bench_cq_size(ctx->opts);
 	ret = fi_cq_open(st->domain, &cq_attr, &st->cq, NULL);
 	if (ret) {
 		RAW_ERR("fi_cq_open", ret);
@@ -251,10 +267,26 @@ static void raw_dereg(struct bench_ctx *ctx, struct bench_mr *mr)
 	mr->handle = NULL;
 }
 
+/* An EP's own CQ (--evd-per-ep), set up as the shared one. */
+static int raw_cq_open(struct bench_ctx *ctx, struct fid_cq **cq)
+{
+	struct fi_cq_attr cq_attr = {0};
+	int ret;
+
+	cq_attr.format = FI_CQ_FORMAT_MSG;
+	cq_attr.wait_obj = ctx->opts->raw_wait_fd ? FI_WAIT_FD : FI_WAIT_NONE;
+	cq_attr.size = BENCH_EP_EVD_QLEN;
+	ret = fi_cq_open(raw_st(ctx)->domain, &cq_attr, cq, NULL);
+	if (ret)
+		RAW_ERR("fi_cq_open(per EP)", ret);
+	return ret;
+}
+
 static int raw_ep_setup(struct bench_ctx *ctx, struct fi_info *info,
                         struct bench_conn **out)
 {
 	struct raw_state *st = raw_st(ctx);
+	struct fid_cq *cq = st->cq;
 	struct bench_conn *conn;
 	struct fid_ep *ep;
 	int ret;
@@ -262,15 +294,30 @@ static int raw_ep_setup(struct bench_ctx *ctx, struct fi_info *info,
 	conn = calloc(1, sizeof(*conn));
 	if (!conn)
 		return -ENOMEM;
+	if (ctx->opts->evd_per_ep) {
+		if (raw_cq_open(ctx, &cq)) {
+			free(conn);
+			return -EIO;
+		}
+		conn->priv = cq;
+	}
+	if (ctx->opts->ep_default) {
+		info->tx_attr->size = BENCH_DEF_EP_DTOS;
+		info->rx_attr->size = BENCH_DEF_EP_DTOS;
+	}
 	ret = fi_endpoint(st->domain, info, &ep, conn);
 	if (ret) {
 		RAW_ERR("fi_endpoint", ret);
+		if (conn->priv)
+			fi_close(&cq->fid);
 		free(conn);
 		return -EIO;
 	}
 	conn->ep = ep;
 	if (bench_conn_add(ctx, conn, (uintptr_t)&ep->fid)) {
 		fi_close(&ep->fid);
+		if (conn->priv)
+			fi_close(&cq->fid);
 		free(conn);
 		return -ENOMEM;
 	}
@@ -279,7 +326,7 @@ static int raw_ep_setup(struct bench_ctx *ctx, struct fi_info *info,
 		RAW_ERR("fi_ep_bind(eq)", ret);
 		goto err;
 	}
-	ret = fi_ep_bind(ep, &st->cq->fid, FI_TRANSMIT | FI_RECV);
+	ret = fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV);
 	if (ret) {
 		RAW_ERR("fi_ep_bind(cq)", ret);
 		goto err;
@@ -350,6 +397,24 @@ static struct bench_conn *raw_find(struct bench_ctx *ctx, fid_t fid)
 	return bench_conn_find(ctx, (uintptr_t)fid);
 }
 
+/* --evd-per-ep: what an empty look at the EQ progresses. */
+static void raw_progress_own(struct bench_ctx *ctx)
+{
+	struct raw_state *st = raw_st(ctx);
+	struct bench_conn *c;
+	int i;
+
+	for (c = ctx->conns, i = 0; c && i < RAW_PROGRESS_NEWEST;
+	     c = c->next, i++)
+		(void)fi_cq_read(c->priv, NULL, 0);
+	for (i = 0; i < RAW_PROGRESS_SWEEP && ctx->conns; i++) {
+		if (!st->cursor)
+			st->cursor = ctx->conns;
+		(void)fi_cq_read(st->cursor->priv, NULL, 0);
+		st->cursor = st->cursor->next;
+	}
+}
+
 static int raw_cm_poll(struct bench_ctx *ctx, struct bench_cm_ev *ev)
 {
 	struct raw_state *st = raw_st(ctx);
@@ -362,6 +427,8 @@ static int raw_cm_poll(struct bench_ctx *ctx, struct bench_cm_ev *ev)
 	if (rd == -FI_EAGAIN) {
 		/* tcp notices a peer's shutdown through CQ progress. */
 		(void)fi_cq_read(st->cq, NULL, 0);
+		if (ctx->opts->evd_per_ep)
+			raw_progress_own(ctx);
 		return 0;
 	}
 	if (rd == -FI_EAVAIL) {
@@ -421,8 +488,14 @@ static int raw_disconnect(struct bench_conn *conn)
 
 static void raw_free_conn(struct bench_conn *conn)
 {
+	struct raw_state *st = raw_st(conn->ctx);
+
+	if (st->cursor == conn)
+		st->cursor = conn->next;
 	bench_conn_del(conn);
 	fi_close(&((struct fid_ep *)conn->ep)->fid);
+	if (conn->priv)
+		fi_close(&((struct fid_cq *)conn->priv)->fid);
 	free(conn);
 }
 
@@ -499,14 +572,13 @@ static int raw_post_read(struct bench_conn *conn, struct bench_mr *mr,
 	return 0;
 }
 
-static int raw_poll(struct bench_ctx *ctx, struct bench_comp *comp)
+static int raw_poll_cq(struct fid_cq *cq, struct bench_comp *comp)
 {
-	struct raw_state *st = ctx->priv;
 	struct fi_cq_msg_entry e;
 	struct fi_cq_err_entry err = {0};
 	ssize_t ret;
 
-	ret = fi_cq_read(st->cq, &e, 1);
+	ret = fi_cq_read(cq, &e, 1);
 	if (ret == 1) {
 		comp->ctx = (uint64_t)(uintptr_t)e.op_context;
 		comp->len = e.len;
@@ -525,7 +597,7 @@ static int raw_poll(struct bench_ctx *ctx, struct bench_comp *comp)
 		return 0;
 	}
 	if (ret == -FI_EAVAIL) {
-		if (fi_cq_readerr(st->cq, &err, 0) == 1)
+		if (fi_cq_readerr(cq, &err, 0) == 1)
 			BENCH_ERR("completion error: %s (prov_errno %d)",
 			          fi_strerror(err.err), err.prov_errno);
 		else
@@ -534,6 +606,17 @@ static int raw_poll(struct bench_ctx *ctx, struct bench_comp *comp)
 	}
 	RAW_ERR("fi_cq_read", ret);
 	return -EIO;
+}
+
+static int raw_poll(struct bench_ctx *ctx, struct bench_comp *comp)
+{
+	return raw_poll_cq(raw_st(ctx)->cq, comp);
+}
+
+static int raw_poll_conn(struct bench_conn *conn, struct bench_comp *comp)
+{
+	return raw_poll_cq(conn->priv ? conn->priv : raw_st(conn->ctx)->cq,
+	                   comp);
 }
 
 static void raw_progress(struct bench_ctx *ctx)
@@ -558,5 +641,6 @@ const struct bench_ops bench_raw_ops = {
         .post_write = raw_post_write,
         .post_read = raw_post_read,
         .poll = raw_poll,
+        .poll_conn = raw_poll_conn,
         .progress = raw_progress,
 };
