@@ -789,7 +789,7 @@ int bench_wait_comp(struct bench_ctx *ctx, struct bench_comp *comp)
 	}
 }
 
-static const char *bench_cm_name(enum bench_cm_type t)
+const char *bench_cm_name(enum bench_cm_type t)
 {
 	switch (t) {
 	case BENCH_CM_NONE:

@@ -408,6 +408,7 @@ bool bench_deadline_hit(struct bench_deadline *d);
 int bench_deadline_fail(const struct bench_deadline *d,
                         const struct bench_ctx *ctx, const char *what);
 int bench_wait_comp(struct bench_ctx *ctx, struct bench_comp *comp);
+const char *bench_cm_name(enum bench_cm_type t);
 int bench_wait_cm(struct bench_ctx *ctx, enum bench_cm_type want,
                   struct bench_cm_ev *ev);
 

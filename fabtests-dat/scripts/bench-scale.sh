@@ -189,7 +189,7 @@ if [ "$pin" = 1 ]; then
 	spin=(taskset -c 1)
 	cpin=(taskset -c 0)
 fi
-timeout -k 5 "$tmo" "${spin[@]}" "$bindir/dat_cm_rate" -p 24000 "$@" \
+timeout -k 5 "$tmo" "${spin[@]}" "$bindir/dat_cm_rate" -p 24000 -v "$@" \
 	>"$out.srv" 2>&1 &
 spid=$!
 timeout -k 5 "$tmo" "${cpin[@]}" "$bindir/dat_cm_rate" -p 24000 --detail -v \
@@ -349,8 +349,11 @@ function row(label, kind, n, fig, fmt, how,    d, r, dm, rm, cmp, note) {
 	note = sprintf("%d/%d", count(val[kind, n, "dat", fig]),
 		count(val[kind, n, "raw", fig]))
 	if (tout[kind, n, "dat"] || tout[kind, n, "raw"])
-		note = note sprintf(" (capped: %d/%d)", tout[kind, n, "dat"],
+		note = note sprintf(", capped %d/%d", tout[kind, n, "dat"],
 			tout[kind, n, "raw"])
+	if (nfail[kind, n, "dat"] || nfail[kind, n, "raw"])
+		note = note sprintf(", failed %d/%d", nfail[kind, n, "dat"],
+			nfail[kind, n, "raw"])
 	printf "%-40s %6s %12s %12s %9s  %s\n", label, n, d, r, cmp, note
 }
 $1 == "run" {
@@ -359,6 +362,7 @@ $1 == "run" {
 		tout[$2, $3, $4]++
 		bad[$2, $3, $4] = sprintf(">%ds", tmo)
 	} else if ($5 == "failed") {
+		nfail[$2, $3, $4]++
 		bad[$2, $3, $4] = "failed"
 	}
 }
