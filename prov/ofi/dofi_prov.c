@@ -52,12 +52,40 @@ uint64_t dofi_now_ns(void)
  */
 #define DOFI_LAZY_MIN (4 * 4096)
 
+/*
+ * Blocks given back are kept for the next EP (up to DOFI_LAZY_CACHE): an
+ * application that creates an EP per connection then makes no mmap and
+ * takes no page fault per connection. A block from the cache may keep
+ * pages its last EP touched.
+ */
+#define DOFI_LAZY_CACHE 64
+
+static struct {
+	void *p;
+	size_t n;
+} dofi_lazy_cache[DOFI_LAZY_CACHE];
+static int dofi_lazy_ncache;
+static pthread_mutex_t dofi_lazy_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void *dofi_lazy_alloc(size_t n)
 {
-	void *p;
+	void *p = NULL;
+	int i;
 
 	if (n < DOFI_LAZY_MIN)
 		return malloc(n ? n : 1);
+	pthread_mutex_lock(&dofi_lazy_lock);
+	for (i = 0; i < dofi_lazy_ncache; i++) {
+		if (dofi_lazy_cache[i].n == n) {
+			p = dofi_lazy_cache[i].p;
+			dofi_lazy_cache[i] =
+			        dofi_lazy_cache[--dofi_lazy_ncache];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&dofi_lazy_lock);
+	if (p != NULL)
+		return p;
 	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 	         -1, 0);
 	return p == MAP_FAILED ? NULL : p;
@@ -67,10 +95,32 @@ void dofi_lazy_free(void *p, size_t n)
 {
 	if (p == NULL)
 		return;
-	if (n < DOFI_LAZY_MIN)
+	if (n < DOFI_LAZY_MIN) {
 		free(p);
-	else
+		return;
+	}
+	pthread_mutex_lock(&dofi_lazy_lock);
+	if (dofi_lazy_ncache < DOFI_LAZY_CACHE) {
+		dofi_lazy_cache[dofi_lazy_ncache].p = p;
+		dofi_lazy_cache[dofi_lazy_ncache].n = n;
+		dofi_lazy_ncache++;
+		p = NULL;
+	}
+	pthread_mutex_unlock(&dofi_lazy_lock);
+	if (p != NULL)
 		(void)munmap(p, n);
+}
+
+/* The cached blocks go back to the system (provider unload). */
+static void dofi_lazy_release(void)
+{
+	pthread_mutex_lock(&dofi_lazy_lock);
+	while (dofi_lazy_ncache > 0) {
+		dofi_lazy_ncache--;
+		(void)munmap(dofi_lazy_cache[dofi_lazy_ncache].p,
+		             dofi_lazy_cache[dofi_lazy_ncache].n);
+	}
+	pthread_mutex_unlock(&dofi_lazy_lock);
 }
 
 _Atomic int dofi_nopipe_on;
@@ -577,6 +627,8 @@ void DAT_API dat_provider_fini(const DAT_PROVIDER_INFO *info)
 	last = dofi_list_empty(&dofi_provs);
 	pthread_mutex_unlock(&dofi_prov_lock);
 	free(p);
-	if (last)
+	if (last) {
 		dofi_graves_release();
+		dofi_lazy_release();
+	}
 }
