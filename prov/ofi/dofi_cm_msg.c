@@ -123,8 +123,6 @@ typedef struct dofi_msg_ia {
 	dofi_tomb_t *tombs;
 	uint32_t ntombs, tombs_cap;
 	uint64_t eq_epoch; /* EQ drains begun */
-	/* When the RTU wait may read a CQ again (dofi_msg_rtu_arrived). */
-	uint64_t rtu_read_at;
 	/* dofi_msg_open's endpoints set aside, and whether it may. */
 	int spares, no_aside;
 	/* What dat_ep_connect opens endpoints with. */
@@ -450,22 +448,17 @@ static void dofi_msg_passive_established(dofi_ep_t *ep)
  * Whether the requester's RTU came in, reading the receive CQ ourselves:
  * nobody else may be (sockets has no progress thread on it; the consumer
  * waits on its connection EVD). One read of an EVD's CQ per EQ drain
- * serves every EP waiting on it, and such reads take at most a tenth of
- * the time (each costs libfabric tcp a look at every socket), unless all
- * (the whole CQ: a full ring may hide the RTU) or fresh (a read now) asks
- * for one. ia->lock held, rtu WAIT.
+ * serves every EP waiting on it (each read costs libfabric tcp a look at
+ * every socket), unless all (the whole CQ: a full ring may hide the RTU)
+ * or fresh (a read now) asks for one. ia->lock held, rtu WAIT.
  */
 static int dofi_msg_rtu_arrived(dofi_ep_t *ep, int all, int fresh)
 {
 	dofi_msg_ep_t *me = dofi_msg_ep(ep);
-	dofi_msg_ia_t *m = dofi_msg_ia(ep->obj.ia);
-	uint64_t epoch = m->eq_epoch, now;
+	uint64_t epoch = dofi_msg_ia(ep->obj.ia)->eq_epoch;
 
-	if (atomic_load(&me->rtu_done) != DOFI_RTU_PENDING)
-		return atomic_load(&me->rtu_done) == DOFI_RTU_ARRIVED;
-	now = all || fresh ? 0 : dofi_now_ns();
-	if (all || fresh ||
-	    (ep->recv_evd->cm_read_mark != epoch && now >= m->rtu_read_at)) {
+	if (atomic_load(&me->rtu_done) == DOFI_RTU_PENDING &&
+	    (all || fresh || ep->recv_evd->cm_read_mark != epoch)) {
 		ep->recv_evd->cm_read_mark = epoch;
 		/*
 		 * A consumer polling for connection events reads this CQ
@@ -477,13 +470,6 @@ static int dofi_msg_rtu_arrived(dofi_ep_t *ep, int all, int fresh)
 		dofi_msg_rtu_reading = 1;
 		dofi_evd_flush_cq(ep->recv_evd, all);
 		dofi_msg_rtu_reading = 0;
-		if (now != 0) {
-			/* Ten times what the read took: a tenth of the
-			 * time at most, however many sockets it polled. */
-			uint64_t end = dofi_now_ns();
-
-			m->rtu_read_at = end + 10 * (end - now);
-		}
 	}
 	return atomic_load(&me->rtu_done) == DOFI_RTU_ARRIVED;
 }
