@@ -201,6 +201,16 @@ void dofi_cm_read_cqs(dofi_ep_t *ep)
 }
 
 /*
+ * Whether a CQ may hold completions of ep's: an op libfabric holds, or one
+ * a flush reported ahead of libfabric. ia->lock held.
+ */
+static int dofi_cm_ep_cq_owed(dofi_ep_t *ep)
+{
+	return ep->cq_stale || dofi_pool_used(&ep->recv_pool) > 0 ||
+	       dofi_pool_used(&ep->req_pool) > 0;
+}
+
+/*
  * Close the EP's libfabric endpoint and move what its CQs still hold into
  * the EVDs: nothing may name its ops once the EP is gone. ia->lock held.
  */
@@ -215,8 +225,7 @@ static void dofi_cm_close_fep(dofi_ep_t *ep)
 	 * holds (its close cancels them), or one a flush reported ahead of
 	 * libfabric. Otherwise none is in a CQ, and nothing need be read.
 	 */
-	stale = ep->cq_stale || dofi_pool_used(&ep->recv_pool) > 0 ||
-	        dofi_pool_used(&ep->req_pool) > 0;
+	stale = dofi_cm_ep_cq_owed(ep);
 	stale |= ep->obj.ia->cm_ops->ep_close(ep);
 	ep->cq_stale = 0;
 	if (stale)
@@ -269,8 +278,7 @@ void dofi_cm_up_peer_end(dofi_ep_t *ep)
 	 * is in a CQ (and a read costs libfabric tcp a look at every
 	 * socket).
 	 */
-	if (ep->cq_stale || dofi_pool_used(&ep->recv_pool) > 0 ||
-	    dofi_pool_used(&ep->req_pool) > 0)
+	if (dofi_cm_ep_cq_owed(ep))
 		dofi_cm_read_cqs(ep);
 	dofi_cm_up_down(ep,
 	                ep->dto_error ? DAT_CONNECTION_EVENT_BROKEN
@@ -385,17 +393,23 @@ static void dofi_cm_ep_fire(dofi_cm_timer_t *tm, uint64_t now)
 	dofi_cm_ep_check(dofi_container_of(tm, dofi_ep_t, timer), now);
 }
 
-void dofi_cm_kick(dofi_ep_t *ep)
+/* Push ep on the IA's kick stack (its kicked flag is the caller's). */
+static void dofi_cm_kick_push(dofi_ia_t *ia, dofi_ep_t *ep)
 {
-	dofi_ia_t *ia = ep->obj.ia;
-	dofi_ep_t *head;
+	dofi_ep_t *head = atomic_load(&ia->kicks);
 
-	if (atomic_exchange(&ep->kicked, 1))
-		return; /* already on the stack */
-	head = atomic_load(&ia->kicks);
 	do
 		ep->kick_next = head;
 	while (!atomic_compare_exchange_weak(&ia->kicks, &head, ep));
+}
+
+void dofi_cm_kick(dofi_ep_t *ep)
+{
+	dofi_ia_t *ia = ep->obj.ia;
+
+	if (atomic_exchange(&ep->kicked, 1))
+		return; /* already on the stack */
+	dofi_cm_kick_push(ia, ep);
 	if (dofi_progress_off(ia))
 		atomic_store(&ia->cm_due, 1);
 	dofi_progress_wake(ia);
@@ -1351,13 +1365,10 @@ void dofi_cm_ep_fini(dofi_ep_t *ep)
 		keep = o;
 	}
 	while (keep != NULL) {
-		dofi_ep_t *o = keep, *head;
+		dofi_ep_t *o = keep;
 
 		keep = o->kick_next;
-		head = atomic_load(&ia->kicks);
-		do
-			o->kick_next = head;
-		while (!atomic_compare_exchange_weak(&ia->kicks, &head, o));
+		dofi_cm_kick_push(ia, o);
 	}
 	if (ep->watched) {
 		dofi_list_del(&ep->watch);
