@@ -646,8 +646,8 @@ DAT_RETURN dofi_evd_post_se(DAT_EVD_HANDLE h, const DAT_EVENT *event)
 
 /*
  * One entry of cq for a dequeue: 1 with an event in *event, 2 when an
- * entry was taken that gives none (suppressed, a backend's own message,
- * an unreadable error), 0 when the CQ is empty.
+ * entry was taken that gives none (suppressed, a backend's own message),
+ * 0 when the CQ is empty or its error entry cannot be read.
  */
 static inline int dofi_evd_take_cq(dofi_evd_t *evd, struct fid_cq *cq,
                                    DAT_EVENT *event)
@@ -665,8 +665,13 @@ static inline int dofi_evd_take_cq(dofi_evd_t *evd, struct fid_cq *cq,
 	n = fi_cq_read(cq, &entry, 1);
 	if (n == 1)
 		return dofi_dto_complete(&entry, event, evd, 0) == 0 ? 1 : 2;
-	if (n == -FI_EAVAIL)
-		return dofi_evd_read_err(evd, cq, event, 0) == 1 ? 1 : 2;
+	if (n == -FI_EAVAIL) {
+		int got = dofi_evd_read_err(evd, cq, event, 0);
+
+		/* An error entry that cannot be read ends this look: asking
+		 * again would only find it again. */
+		return got < 0 ? 0 : got ? 1 : 2;
+	}
 	return 0;
 }
 
