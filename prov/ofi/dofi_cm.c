@@ -319,6 +319,11 @@ static uint64_t dofi_cm_ep_next(dofi_ep_t *ep, int *poll)
 void dofi_cm_schedule(dofi_ep_t *ep)
 {
 	dofi_ia_t *ia = ep->obj.ia;
+	/* A progress thread with nothing pending sleeps long: it must be
+	 * woken for the first deadline or watched EP, not for later ones
+	 * (with some pending it looks every DOFI_PROGRESS_TIMER_MS). */
+	int idle = dofi_timers_next(&ia->timers) == UINT64_MAX &&
+	           dofi_list_empty(&ia->watch);
 	uint64_t next;
 	int poll;
 
@@ -330,20 +335,17 @@ void dofi_cm_schedule(dofi_ep_t *ep)
 		dofi_list_del(&ep->watch);
 		ep->watched = 0;
 	}
-	if (next == UINT64_MAX) {
+	if (next == UINT64_MAX)
 		dofi_timer_disarm(&ia->timers, &ep->timer.t);
-		return;
-	}
-	if (dofi_timer_armed(&ep->timer.t) && ep->timer.t.at == next)
-		return;
-	if (dofi_timer_arm(&ia->timers, &ep->timer.t, next) != DOF_OK &&
-	    !ep->watched) {
+	else if ((!dofi_timer_armed(&ep->timer.t) || ep->timer.t.at != next) &&
+	         dofi_timer_arm(&ia->timers, &ep->timer.t, next) != DOF_OK &&
+	         !ep->watched) {
 		/* No room in the heap: look at every pass instead. */
 		dofi_list_add_tail(&ia->watch, &ep->watch);
 		ep->watched = 1;
 	}
-	/* A thread that waits must come back for it. */
-	dofi_progress_wake(ia);
+	if (idle && (ep->watched || dofi_timer_armed(&ep->timer.t)))
+		dofi_progress_wake(ia);
 }
 
 /* What is due for ep at now; then when to look again. ia->lock held. */
