@@ -502,18 +502,23 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 		return DAT_ERROR(DAT_INVALID_STATE,
 		                 DAT_INVALID_STATE_EP_NOTREADY);
 	}
-	ep->remote_addr = *dst;
-	ep->remote_addr.sin_port = 0;
-	ep->remote_qual = qual;
 	ep->pdata_len = 0;
-	ep->deadline = timeout == DAT_TIMEOUT_INFINITE
-	                       ? 0
-	                       : dofi_now_ns() + (uint64_t)timeout * 1000;
 	ret = ia->cm_ops->connect(ep, dst, qual, pdata, plen);
-	if (ret == DAT_SUCCESS)
+	if (ret == DAT_SUCCESS) {
+		/* What dat_ep_query reports, set only once the request is
+		 * out (or refused at once, its event posted already). */
+		ep->remote_addr = *dst;
+		ep->remote_addr.sin_port = 0;
+		ep->remote_qual = qual;
+		if (atomic_load(&ep->state) ==
+		    DAT_EP_STATE_ACTIVE_CONNECTION_PENDING)
+			ep->deadline =
+			        timeout == DAT_TIMEOUT_INFINITE
+			                ? 0
+			                : dofi_now_ns() +
+			                          (uint64_t)timeout * 1000;
 		dofi_cm_schedule(ep);
-	else
-		ep->deadline = 0;
+	}
 	pthread_mutex_unlock(&ia->lock);
 	return ret;
 }
