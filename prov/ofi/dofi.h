@@ -424,9 +424,10 @@ typedef struct dofi_ep {
 	uint8_t watched;
 	_Atomic uint8_t kicked;
 	struct dofi_ep *kick_next;
-	struct iovec *recv_iov_block; /* dofi_lazy_alloc'd, and its size */
-	void **recv_desc_block;
-	size_t recv_block_n; /* entries of each block */
+	/* The receive ops' iovecs, then their descriptors: one block,
+	 * dofi_lazy_alloc'd, of recv_block_bytes. */
+	void *recv_block;
+	size_t recv_block_bytes;
 	/*
 	 * Request completions in posting order (ia->traits->late_order,
 	 * dofi_dto.c): late requests numbered, and reported in their order (a

@@ -166,11 +166,8 @@ static void dofi_ep_free_pools(dofi_ep_t *ep)
 {
 	dofi_pool_fini(&ep->req_pool);
 	dofi_pool_fini(&ep->recv_pool);
-	dofi_lazy_free(ep->recv_iov_block,
-	               ep->recv_block_n * sizeof(struct iovec));
-	dofi_lazy_free(ep->recv_desc_block, ep->recv_block_n * sizeof(void *));
-	ep->recv_iov_block = NULL;
-	ep->recv_desc_block = NULL;
+	dofi_lazy_free(ep->recv_block, ep->recv_block_bytes);
+	ep->recv_block = NULL;
 	/* Events behind requests name the pool's ops. */
 	free(ep->after);
 	ep->after = NULL;
@@ -183,18 +180,22 @@ static dof_status_t dofi_ep_alloc_pools(dofi_ep_t *ep)
 	uint32_t nrecv = (uint32_t)ep->attr.max_recv_dtos;
 	uint32_t niov =
 	        ep->attr.max_recv_iov > 0 ? (uint32_t)ep->attr.max_recv_iov : 1;
+	size_t n = (size_t)nrecv * niov + 1;
+	struct iovec *iov;
 
-	/* Written by each post before libfabric reads them: not zeroed. */
-	ep->recv_block_n = (size_t)nrecv * niov + 1;
-	ep->recv_iov_block =
-	        dofi_lazy_alloc(ep->recv_block_n * sizeof(struct iovec));
-	ep->recv_desc_block =
-	        dofi_lazy_alloc(ep->recv_block_n * sizeof(void *));
-	if (ep->recv_iov_block == NULL || ep->recv_desc_block == NULL ||
+	/*
+	 * Written by each post before libfabric reads them: not zeroed, and
+	 * one block, so that at the default depth it is big enough to come
+	 * from mmap and an idle EP has none of it resident.
+	 */
+	ep->recv_block_bytes = n * (sizeof(struct iovec) + sizeof(void *));
+	ep->recv_block = dofi_lazy_alloc(ep->recv_block_bytes);
+	iov = ep->recv_block;
+	if (ep->recv_block == NULL ||
 	    dofi_pool_init(&ep->req_pool, (uint32_t)ep->attr.max_request_dtos,
 	                   ep, NULL, NULL, 0) != DOF_OK ||
-	    dofi_pool_init(&ep->recv_pool, nrecv, ep, ep->recv_iov_block,
-	                   ep->recv_desc_block, niov) != DOF_OK)
+	    dofi_pool_init(&ep->recv_pool, nrecv, ep, iov, (void **)(iov + n),
+	                   niov) != DOF_OK)
 		goto err;
 	ep->pend_head = ep->pend_tail = DOFI_POOL_NONE;
 	return DOF_OK;

@@ -46,11 +46,11 @@ uint64_t dofi_now_ns(void)
 }
 
 /*
- * Blocks of a few pages and more (an EP's op pools and IOV slots) come
+ * Blocks of a page and more (an EP's op pools and its receive IOV slots) come
  * from mmap: their pages stay off the resident set until used, so an idle
  * EP costs what it touched, not its queue depths. Smaller ones: malloc.
  */
-#define DOFI_LAZY_MIN (4 * 4096)
+#define DOFI_LAZY_MIN 4096
 
 /*
  * Blocks given back are kept for the next EP (up to DOFI_LAZY_CACHE): an
