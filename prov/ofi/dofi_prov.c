@@ -53,36 +53,54 @@ uint64_t dofi_now_ns(void)
 #define DOFI_LAZY_MIN 4096
 
 /*
- * Blocks given back are kept for the next EP (up to DOFI_LAZY_CACHE): an
- * application that creates an EP per connection then makes no mmap and
- * takes no page fault per connection. A block from the cache may keep
- * pages its last EP touched.
+ * Blocks given back are kept, by size, for the next EP: an application that
+ * creates an EP per connection then makes no mmap and takes no page fault
+ * per connection, and tearing down many EPs makes no munmap (which splits
+ * the merged mapping, and costs more than the rest of dat_ep_free). The
+ * first DOFI_LAZY_WARM of a size keep the pages their last EP touched;
+ * those beyond give their pages back (madvise), so a cache that holds the
+ * blocks of the most EPs ever open at once keeps only address space.
+ * Sizes beyond DOFI_LAZY_SIZES distinct ones are not cached.
  */
-#define DOFI_LAZY_CACHE 64
+#define DOFI_LAZY_WARM  64
+#define DOFI_LAZY_SIZES 8
 
-static struct {
-	void *p;
+static struct dofi_lazy_size {
 	size_t n;
-} dofi_lazy_cache[DOFI_LAZY_CACHE];
-static int dofi_lazy_ncache;
+	void **p; /* malloc'd stack of cached blocks */
+	size_t np, cap;
+} dofi_lazy_cache[DOFI_LAZY_SIZES];
 static pthread_mutex_t dofi_lazy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The cache of blocks of n bytes, made if make; NULL if none. */
+static struct dofi_lazy_size *dofi_lazy_size_of(size_t n, int make)
+{
+	int i;
+
+	for (i = 0; i < DOFI_LAZY_SIZES; i++) {
+		if (dofi_lazy_cache[i].n == n)
+			return &dofi_lazy_cache[i];
+		if (dofi_lazy_cache[i].n == 0) {
+			if (!make)
+				return NULL;
+			dofi_lazy_cache[i].n = n;
+			return &dofi_lazy_cache[i];
+		}
+	}
+	return NULL;
+}
 
 void *dofi_lazy_alloc(size_t n)
 {
+	struct dofi_lazy_size *c;
 	void *p = NULL;
-	int i;
 
 	if (n < DOFI_LAZY_MIN)
 		return malloc(n ? n : 1);
 	pthread_mutex_lock(&dofi_lazy_lock);
-	for (i = 0; i < dofi_lazy_ncache; i++) {
-		if (dofi_lazy_cache[i].n == n) {
-			p = dofi_lazy_cache[i].p;
-			dofi_lazy_cache[i] =
-			        dofi_lazy_cache[--dofi_lazy_ncache];
-			break;
-		}
-	}
+	c = dofi_lazy_size_of(n, 0);
+	if (c != NULL && c->np > 0)
+		p = c->p[--c->np];
 	pthread_mutex_unlock(&dofi_lazy_lock);
 	if (p != NULL)
 		return p;
@@ -93,6 +111,10 @@ void *dofi_lazy_alloc(size_t n)
 
 void dofi_lazy_free(void *p, size_t n)
 {
+	struct dofi_lazy_size *c;
+	void **grown;
+	int kept = 0, cold = 0;
+
 	if (p == NULL)
 		return;
 	if (n < DOFI_LAZY_MIN) {
@@ -100,25 +122,38 @@ void dofi_lazy_free(void *p, size_t n)
 		return;
 	}
 	pthread_mutex_lock(&dofi_lazy_lock);
-	if (dofi_lazy_ncache < DOFI_LAZY_CACHE) {
-		dofi_lazy_cache[dofi_lazy_ncache].p = p;
-		dofi_lazy_cache[dofi_lazy_ncache].n = n;
-		dofi_lazy_ncache++;
-		p = NULL;
+	c = dofi_lazy_size_of(n, 1);
+	if (c != NULL && c->np == c->cap) {
+		grown = realloc(c->p,
+		                (c->cap ? 2 * c->cap : 64) * sizeof(*grown));
+		if (grown != NULL) {
+			c->p = grown;
+			c->cap = c->cap ? 2 * c->cap : 64;
+		}
+	}
+	if (c != NULL && c->np < c->cap) {
+		cold = c->np >= DOFI_LAZY_WARM;
+		c->p[c->np++] = p;
+		kept = 1;
 	}
 	pthread_mutex_unlock(&dofi_lazy_lock);
-	if (p != NULL)
+	if (!kept)
 		(void)munmap(p, n);
+	else if (cold)
+		(void)madvise(p, n, MADV_DONTNEED);
 }
 
 /* The cached blocks go back to the system (provider unload). */
 static void dofi_lazy_release(void)
 {
+	struct dofi_lazy_size *c;
+
 	pthread_mutex_lock(&dofi_lazy_lock);
-	while (dofi_lazy_ncache > 0) {
-		dofi_lazy_ncache--;
-		(void)munmap(dofi_lazy_cache[dofi_lazy_ncache].p,
-		             dofi_lazy_cache[dofi_lazy_ncache].n);
+	for (c = dofi_lazy_cache; c < dofi_lazy_cache + DOFI_LAZY_SIZES; c++) {
+		while (c->np > 0)
+			(void)munmap(c->p[--c->np], c->n);
+		free(c->p);
+		memset(c, 0, sizeof(*c));
 	}
 	pthread_mutex_unlock(&dofi_lazy_lock);
 }
