@@ -99,27 +99,9 @@ case ${bwpairs:=11} in
 esac
 [ "$bwpairs" -lt "$pairs" ] && bwpairs=$pairs
 
-here=$(cd "$(dirname "$0")" && pwd)
-if [ -z "$bindir" ]; then
-	for d in ./fabtests-dat/benchmarks "$here/../../build/fabtests-dat/benchmarks" \
-		"$here/../benchmarks"; do
-		if [ -x "$d/dat_pingpong" ]; then
-			bindir=$d
-			break
-		fi
-	done
-fi
-if [ -z "$bindir" ] || [ ! -x "$bindir/dat_pingpong" ]; then
-	echo "bench-compare: no benchmark programs found; build them or give -B DIR" >&2
-	exit 2
-fi
-
-# In a build tree, libdat2 loads the provider from the same .libs: let
-# dlopen find it there (each DAT run prints the libraries it used).
-libs=$(cd "$bindir/../.." 2>/dev/null && pwd)/.libs
-if [ -e "$libs/libdaplofi.so.2" ]; then
-	export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+# shellcheck source=fabtests-dat/scripts/bench-lib.sh
+. "$(cd "$(dirname "$0")" && pwd)/bench-lib.sh" || exit 2
+bench_find_bindir bench-compare dat_pingpong || exit 2
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-compare.XXXXXX") || exit 1
 declare -a live_pids=()

@@ -129,25 +129,9 @@ if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
 	exit 2
 fi
 
-here=$(cd "$(dirname "$0")" && pwd)
-if [ -z "$bindir" ]; then
-	for d in ./fabtests-dat/benchmarks "$here/../../build/fabtests-dat/benchmarks" \
-		"$here/../benchmarks"; do
-		if [ -x "$d/dat_cm_rate" ]; then
-			bindir=$d
-			break
-		fi
-	done
-fi
-if [ -z "$bindir" ] || [ ! -x "$bindir/dat_cm_rate" ]; then
-	echo "bench-scale: no dat_cm_rate found; build it or give -B DIR" >&2
-	exit 2
-fi
-bindir=$(cd "$bindir" && pwd)
-libs=$(cd "$bindir/../.." 2>/dev/null && pwd)/.libs
-if [ -e "$libs/libdaplofi.so.2" ]; then
-	export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+# shellcheck source=fabtests-dat/scripts/bench-lib.sh
+. "$(cd "$(dirname "$0")" && pwd)/bench-lib.sh" || exit 2
+bench_find_bindir bench-scale dat_cm_rate || exit 2
 
 # Each side raises its descriptor limit to the hard one; an EP with its own
 # DTO EVD takes 6 descriptors on DAT (5 raw) against 1 with a shared one.
