@@ -89,26 +89,9 @@ for a in "$@"; do
 	[ "$a" = --loopback ] && loopback=1
 done
 
-here=$(cd "$(dirname "$0")" && pwd)
-if [ -z "$bindir" ]; then
-	for d in "$here" ./fabtests-dat/benchmarks; do
-		if [ -x "$d/$prog" ]; then
-			bindir=$d
-			break
-		fi
-	done
-fi
-if [ -z "$bindir" ] || [ ! -x "$bindir/$prog" ]; then
-	echo "bench-callgrind: $prog not found; give -B DIR" >&2
-	exit 2
-fi
-
-# In a build tree, libdat2 loads the provider from the same .libs: let
-# dlopen find it there (each DAT run prints the libraries it used).
-libs=$(cd "$bindir/../.." 2>/dev/null && pwd)/.libs
-if [ -e "$libs/libdaplofi.so.2" ]; then
-	export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+# shellcheck source=fabtests-dat/scripts/bench-lib.sh
+. "$(cd "$(dirname "$0")" && pwd)/../scripts/bench-lib.sh" || exit 2
+bench_find_bindir bench-callgrind "$prog" || exit 2
 
 # A libtool wrapper script: run the real binary through libtool.
 runner=()
