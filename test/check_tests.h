@@ -18,6 +18,7 @@ Suite *check_prov_cm_hdr_suite(void);
 /* test/check_prov: the provider's internals, linked from its sources */
 Suite *check_prov_pool_suite(void);
 Suite *check_prov_order_suite(void);
+Suite *check_prov_status_suite(void);
 
 /* A seeded PRNG (splitmix64) for reproducible random tests. */
 static inline uint64_t check_rand(uint64_t *state)

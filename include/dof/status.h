@@ -17,6 +17,11 @@ typedef enum {
 	DOF_ERR_UNSUPPORTED,
 	DOF_ERR_TIMEOUT,
 	DOF_ERR_OVERFLOW,
+	DOF_ERR_NO_RESOURCE, /* a fabric resource (endpoint, queue) is short */
+	DOF_ERR_IN_USE,      /* the address or qualifier is taken */
+	DOF_ERR_BAD_ADDRESS, /* an address that cannot be used as given */
+	DOF_ERR_UNREACHABLE, /* no route to the address */
+	DOF_ERR_PRIVILEGE,   /* not permitted */
 	DOF_ERR_LAST
 } dof_status_t;
 

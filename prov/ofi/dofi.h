@@ -640,7 +640,10 @@ static inline void *dofi_obj_fast(const void *handle, dofi_obj_type_t type)
  * and their release with the same n. */
 void *dofi_lazy_alloc(size_t n);
 void dofi_lazy_free(void *p, size_t n);
-DAT_RETURN dofi_fi_to_dat(int fi_err);
+/* dofi_status.c: a libfabric error (negative or not) as a status, where
+ * libfabric returns it; a status as the DAT_RETURN of a DAT call. */
+dof_status_t dofi_fi_status(int fi_err);
+DAT_RETURN dofi_status_to_dat(dof_status_t st);
 DAT_IA_HANDLE dofi_ia_consumer_handle(dofi_ia_t *ia);
 uint64_t dofi_now_ns(void);
 /*

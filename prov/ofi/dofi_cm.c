@@ -503,7 +503,8 @@ static DAT_RETURN dofi_cm_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 		                 DAT_INVALID_STATE_EP_NOTREADY);
 	}
 	ep->pdata_len = 0;
-	ret = ia->cm_ops->connect(ep, dst, qual, pdata, plen);
+	ret = dofi_status_to_dat(
+	        ia->cm_ops->connect(ep, dst, qual, pdata, plen));
 	if (ret == DAT_SUCCESS) {
 		/* What dat_ep_query reports, set only once the request is
 		 * out (or refused at once, its event posted already). */
@@ -735,7 +736,7 @@ static DAT_RETURN dofi_sp_create(dofi_ia_t *ia, dofi_obj_type_t type,
 		                DAT_INVALID_STATE_EP_CONNECTED);
 		goto err;
 	}
-	ret = ia->cm_ops->listen(sp, qual);
+	ret = dofi_status_to_dat(ia->cm_ops->listen(sp, qual));
 	if (ret != DAT_SUCCESS)
 		goto err;
 	sp->qual = *qual;
@@ -1104,7 +1105,7 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_h, DAT_COUNT plen,
 	ep->local_qual = cr->qual;
 	ep->pdata_len = 0;
 	/* COMPLETION_PENDING on success, or down already. */
-	ret = ia->cm_ops->accept(cr, ep, pdata, plen);
+	ret = dofi_status_to_dat(ia->cm_ops->accept(cr, ep, pdata, plen));
 	if (ret != DAT_SUCCESS) {
 		pthread_mutex_unlock(&ia->lock);
 		return ret;

@@ -47,7 +47,7 @@ struct dofi_cm_ops {
 	dof_status_t (*ep_init)(dofi_ep_t *ep);
 	void (*ep_fini)(dofi_ep_t *ep);
 	/* Listen on *qual (0: any; the one taken is returned). ia->lock. */
-	DAT_RETURN (*listen)(dofi_sp_t *sp, DAT_CONN_QUAL *qual);
+	dof_status_t (*listen)(dofi_sp_t *sp, DAT_CONN_QUAL *qual);
 	/* Stop listening (PSP/RSP free). ia->lock. */
 	void (*unlisten)(dofi_sp_t *sp);
 	/*
@@ -55,12 +55,12 @@ struct dofi_cm_ops {
 	 * code has checked the arguments and set the EP's addresses,
 	 * deadline and ACTIVE_CONNECTION_PENDING. ia->lock.
 	 */
-	DAT_RETURN(*connect)
-	(dofi_ep_t *ep, const struct sockaddr_in *dst, DAT_CONN_QUAL qual,
-	 const void *pdata, DAT_COUNT plen);
+	dof_status_t (*connect)(dofi_ep_t *ep, const struct sockaddr_in *dst,
+	                        DAT_CONN_QUAL qual, const void *pdata,
+	                        DAT_COUNT plen);
 	/* Accept cr on ep (checked, COMPLETION_PENDING set). ia->lock. */
-	DAT_RETURN(*accept)
-	(dofi_cr_t *cr, dofi_ep_t *ep, const void *pdata, DAT_COUNT plen);
+	dof_status_t (*accept)(dofi_cr_t *cr, dofi_ep_t *ep, const void *pdata,
+	                       DAT_COUNT plen);
 	/* The consumer rejects cr. ia->lock. */
 	void (*reject)(dofi_cr_t *cr, const void *pdata, DAT_COUNT plen);
 	/* cr goes away: refuse it if nobody answered. ia->lock. */

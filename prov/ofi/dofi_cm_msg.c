@@ -613,9 +613,10 @@ static void dofi_msg_acc_wait(dofi_ep_t *ep)
 
 /* ---- active side --------------------------------------------------------- */
 
-static DAT_RETURN dofi_msg_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
-                                   DAT_CONN_QUAL qual, const void *pdata,
-                                   DAT_COUNT plen)
+static dof_status_t dofi_msg_connect(dofi_ep_t *ep,
+                                     const struct sockaddr_in *dst,
+                                     DAT_CONN_QUAL qual, const void *pdata,
+                                     DAT_COUNT plen)
 {
 	dofi_ia_t *ia = ep->obj.ia;
 	dofi_msg_ia_t *m = dofi_msg_ia(ia);
@@ -641,8 +642,7 @@ static DAT_RETURN dofi_msg_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 			}
 		}
 		if (info == NULL)
-			return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-			                 DAT_RESOURCE_MEMORY);
+			return DOF_ERR_NO_MEMORY;
 		m->conn_info = info;
 	}
 	info = m->conn_info;
@@ -659,7 +659,7 @@ static DAT_RETURN dofi_msg_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 	me->shutdown_sent = 0;
 	dofi_msg_rtu_set(ep, DOFI_RTU_NONE);
 	if (dofi_msg_open(ep, info) != DOF_OK)
-		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		return DOF_ERR_NO_RESOURCE;
 	atomic_store(&ep->state, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
 	/* We can always send the RTU (fi_inject needs no EVD): offer it. */
 	len = dofi_msg_pack(cm, DOFI_CM_REQ,
@@ -679,12 +679,11 @@ static DAT_RETURN dofi_msg_connect(dofi_ep_t *ep, const struct sockaddr_in *dst,
 		if (rc == -FI_EINVAL) {
 			(void)dofi_msg_ep_close(ep);
 			atomic_store(&ep->state, DAT_EP_STATE_UNCONNECTED);
-			return DAT_ERROR(DAT_INVALID_ADDRESS,
-			                 DAT_INVALID_ADDRESS_MALFORMED);
+			return DOF_ERR_BAD_ADDRESS;
 		}
 		dofi_cm_up_down(ep, num, NULL, 0);
 	}
-	return DAT_SUCCESS;
+	return DOF_OK;
 }
 
 /* Our end (DISCONNECTED is set): tell the peer. ia->lock held. */
@@ -866,7 +865,7 @@ static struct fid_pep *dofi_msg_parked_of(dofi_ia_t *ia, const struct fid *fid)
 }
 
 /* Listen on port qual (0: any); the bound port in *qual. ia->lock held. */
-static DAT_RETURN dofi_msg_listen(dofi_sp_t *sp, DAT_CONN_QUAL *qual)
+static dof_status_t dofi_msg_listen(dofi_sp_t *sp, DAT_CONN_QUAL *qual)
 {
 	dofi_ia_t *ia = sp->obj.ia;
 	struct sockaddr_in addr = ia->addr;
@@ -882,8 +881,7 @@ static DAT_RETURN dofi_msg_listen(dofi_sp_t *sp, DAT_CONN_QUAL *qual)
 	info = ms != NULL ? fi_dupinfo(ia->info) : NULL;
 	if (info == NULL) {
 		free(ms);
-		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-		                 DAT_RESOURCE_MEMORY);
+		return DOF_ERR_NO_MEMORY;
 	}
 	addr.sin_port = htons(dofi_cm_port(*qual));
 	free(info->src_addr);
@@ -891,8 +889,7 @@ static DAT_RETURN dofi_msg_listen(dofi_sp_t *sp, DAT_CONN_QUAL *qual)
 	if (info->src_addr == NULL) {
 		fi_freeinfo(info);
 		free(ms);
-		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-		                 DAT_RESOURCE_MEMORY);
+		return DOF_ERR_NO_MEMORY;
 	}
 	memcpy(info->src_addr, &addr, sizeof(addr));
 	info->src_addrlen = sizeof(addr);
@@ -916,11 +913,11 @@ static DAT_RETURN dofi_msg_listen(dofi_sp_t *sp, DAT_CONN_QUAL *qual)
 		         (unsigned long long)*qual, fi_strerror(-rc));
 		if (rc == -FI_EADDRINUSE || rc == -EADDRINUSE ||
 		    (addr.sin_port != 0 && dofi_msg_port_busy(&addr)))
-			return DAT_ERROR(DAT_CONN_QUAL_IN_USE, 0);
-		return dofi_fi_to_dat(rc);
+			return DOF_ERR_IN_USE;
+		return dofi_fi_status(rc);
 	}
 	sp->cm = ms;
-	return DAT_SUCCESS;
+	return DOF_OK;
 }
 
 static void dofi_msg_unlisten(dofi_sp_t *sp)
@@ -1042,8 +1039,8 @@ static void dofi_msg_connreq(dofi_sp_t *sp, struct fi_info *info,
 	}
 }
 
-static DAT_RETURN dofi_msg_accept(dofi_cr_t *cr, dofi_ep_t *ep,
-                                  const void *pdata, DAT_COUNT plen)
+static dof_status_t dofi_msg_accept(dofi_cr_t *cr, dofi_ep_t *ep,
+                                    const void *pdata, DAT_COUNT plen)
 {
 	dofi_msg_cr_t *mc = cr->cm;
 	dofi_msg_ep_t *me = dofi_msg_ep(ep);
@@ -1071,7 +1068,7 @@ static DAT_RETURN dofi_msg_accept(dofi_cr_t *cr, dofi_ep_t *ep,
 	if (dofi_msg_open(ep, info) != DOF_OK) {
 		dofi_msg_rtu_set(ep, DOFI_RTU_NONE);
 		mc->info = info;
-		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		return DOF_ERR_NO_RESOURCE;
 	}
 	me->info = info;
 	ep->deadline =
@@ -1096,7 +1093,7 @@ static DAT_RETURN dofi_msg_accept(dofi_cr_t *cr, dofi_ep_t *ep,
 		                DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
 		                NULL, 0);
 	}
-	return DAT_SUCCESS;
+	return DOF_OK;
 }
 
 static void dofi_msg_reject(dofi_cr_t *cr, const void *pdata, DAT_COUNT plen)

@@ -886,7 +886,7 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		dofi_order_unposted(ep, op);
 		dof_info(DOFI_LOG, "EP %p: post failed: %s", (void *)ep,
 		         fi_strerror((int)-rc));
-		return dofi_fi_to_dat((int)rc);
+		return dofi_status_to_dat(dofi_fi_status((int)rc));
 	}
 	atomic_store_explicit(&ep->last_req, op, memory_order_relaxed);
 	return DAT_SUCCESS;
@@ -1130,7 +1130,7 @@ dofi_post_recv_slow(DAT_EP_HANDLE h, DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
 		dofi_pool_put(&ep->recv_pool, op);
 		dof_info(DOFI_LOG, "EP %p: receive post failed: %s", (void *)ep,
 		         fi_strerror((int)-rc));
-		return dofi_fi_to_dat((int)rc);
+		return dofi_status_to_dat(dofi_fi_status((int)rc));
 	}
 	return DAT_SUCCESS;
 }

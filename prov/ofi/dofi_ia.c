@@ -476,7 +476,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 err_fi:
 	dof_warn(DOFI_LOG, "IA '%s': libfabric %s setup failed: %s", name,
 	         info->fabric_attr->prov_name, fi_strerror(-rc));
-	ret = dofi_fi_to_dat(rc);
+	ret = dofi_status_to_dat(dofi_fi_status(rc));
 err_close:
 	if (ia->async_evd_ours)
 		dofi_evd_destroy(ia->async_evd);

@@ -319,37 +319,6 @@ void *dofi_obj_get(const void *handle, dofi_obj_type_t type, const char *func)
 	return (void *)o;
 }
 
-DAT_RETURN dofi_fi_to_dat(int fi_err)
-{
-	switch (fi_err < 0 ? -fi_err : fi_err) {
-	case 0:
-		return DAT_SUCCESS;
-	case FI_ENOMEM:
-		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-		                 DAT_RESOURCE_MEMORY);
-	case FI_EAGAIN:
-	case FI_ENOSPC:
-		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
-	case FI_EINVAL:
-		return DAT_ERROR(DAT_INVALID_PARAMETER, 0);
-	case FI_EADDRINUSE:
-		return DAT_ERROR(DAT_CONN_QUAL_IN_USE, 0);
-	case FI_ENOSYS:
-	case FI_EOPNOTSUPP:
-		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
-	case FI_EACCES:
-	case FI_EPERM:
-		return DAT_ERROR(DAT_PRIVILEGES_VIOLATION, 0);
-	case FI_EHOSTUNREACH:
-	case FI_ENETUNREACH:
-	case FI_EADDRNOTAVAIL:
-		return DAT_ERROR(DAT_INVALID_ADDRESS,
-		                 DAT_INVALID_ADDRESS_UNREACHABLE);
-	default:
-		return DAT_ERROR(DAT_INTERNAL_ERROR, 0);
-	}
-}
-
 DAT_IA_HANDLE dofi_ia_consumer_handle(dofi_ia_t *ia)
 {
 	DAT_IA_HANDLE h = DAT_HANDLE_NULL;
