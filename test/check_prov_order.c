@@ -12,8 +12,10 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check_tests.h"
 #include "dofi.h"
@@ -571,6 +573,114 @@ START_TEST(order_random_sockets)
 }
 END_TEST
 
+/* ---- a dequeue beside a drain of the same CQ ----------------------------- */
+
+/*
+ * A fake CQ holding completions in order. A drain (dofi_evd_flush_cq, as
+ * the progress thread or an event poster runs it) gets at most 3 entries
+ * a read; its first read then stops until the consumer's dequeue has
+ * returned, or 200 ms: the moment a drain holds entries it has taken
+ * from the CQ and not yet queued on the ring.
+ */
+static struct fake_cq {
+	struct fid_cq cq;
+	struct fi_ops_cq ops;
+	dofi_op_t *q[MAXPOST];
+	uint32_t head, n;
+	pthread_mutex_t lock;
+	atomic_int drain_holds, dequeued;
+} C;
+
+static _Thread_local int fake_cq_drainer;
+
+static ssize_t fake_cq_read(struct fid_cq *cq, void *buf, size_t count)
+{
+	struct fi_cq_data_entry *e = buf;
+	size_t i, max = fake_cq_drainer ? 3 : count;
+	uint64_t end;
+
+	(void)cq;
+	pthread_mutex_lock(&C.lock);
+	for (i = 0; i < count && i < max && C.head < C.n; i++) {
+		memset(&e[i], 0, sizeof(e[i]));
+		e[i].op_context = C.q[C.head++];
+		e[i].len = 64;
+	}
+	pthread_mutex_unlock(&C.lock);
+	if (fake_cq_drainer && i > 0 && !atomic_exchange(&C.drain_holds, 1)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		end = (uint64_t)ts.tv_sec * 1000 +
+		      (uint64_t)ts.tv_nsec / 1000000 + 200;
+		while (!atomic_load(&C.dequeued)) {
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			if ((uint64_t)ts.tv_sec * 1000 +
+			            (uint64_t)ts.tv_nsec / 1000000 >=
+			    end)
+				break;
+			sched_yield();
+		}
+	}
+	return i > 0 ? (ssize_t)i : -FI_EAGAIN;
+}
+
+static ssize_t fake_cq_readerr(struct fid_cq *cq, struct fi_cq_err_entry *buf,
+                               uint64_t flags)
+{
+	(void)cq, (void)buf, (void)flags;
+	return -FI_EAGAIN;
+}
+
+static void *drain_main(void *arg)
+{
+	(void)arg;
+	fake_cq_drainer = 1;
+	dofi_evd_flush_cq(F.evd, 1);
+	return NULL;
+}
+
+/* Completions come out in CQ order when a dequeue meets a drain. */
+START_TEST(order_dequeue_beside_drain)
+{
+	DAT_EVENT ev;
+	pthread_t thr;
+	uint32_t i;
+
+	fake_setup(DOFI_ORDER_NONE, 0);
+	memset(&C, 0, sizeof(C));
+	pthread_mutex_init(&C.lock, NULL);
+	C.ops.size = sizeof(C.ops);
+	C.ops.read = fake_cq_read;
+	C.ops.readerr = fake_cq_readerr;
+	C.cq.ops = &C.ops;
+	F.evd->cq = &C.cq;
+	F.evd->flags = DAT_EVD_DTO_FLAG;
+	F.evd->obj.magic = DOFI_MAGIC_LIVE;
+	F.evd->obj.type = DOFI_OBJ_EVD;
+	F.ia->progress_mode = DOFI_PROGRESS_NONE;
+	for (i = 0; i < 8; i++)
+		C.q[C.n++] = post(DOFI_OP_SEND, i, 0);
+
+	ck_assert_int_eq(pthread_create(&thr, NULL, drain_main, NULL), 0);
+	while (!atomic_load(&C.drain_holds))
+		sched_yield();
+	/* The drain holds sends 0..2: the dequeue must not hand out 3. */
+	ck_assert_int_eq(dofi_evd_dequeue(F.evd, &ev), DAT_SUCCESS);
+	atomic_store(&C.dequeued, 1);
+	F.out[F.nout++] = ev;
+	pthread_join(thr, NULL);
+	while (dofi_evd_dequeue(F.evd, &ev) == DAT_SUCCESS)
+		F.out[F.nout++] = ev;
+	ck_assert_uint_eq(F.nout, 8);
+	for (i = 0; i < 8; i++)
+		out_is(i, i, DAT_DTO_SUCCESS);
+	F.evd->cq = NULL;
+	pthread_mutex_destroy(&C.lock);
+	fake_teardown();
+}
+END_TEST
+
 Suite *check_prov_order_suite(void)
 {
 	Suite *s = suite_create("prov posting order");
@@ -586,6 +696,7 @@ Suite *check_prov_order_suite(void)
 	tcase_add_test(tc, order_drop_then_flush);
 	tcase_add_test(tc, order_random_tcp);
 	tcase_add_test(tc, order_random_sockets);
+	tcase_add_test(tc, order_dequeue_beside_drain);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,9 +9,10 @@
  * a domain, so an EVD serving EPs of other PZs than the first also has a
  * CQ in each of their domains (xcq, opened when such an EP first binds
  * it). dat_evd_dequeue takes the ring first, then reads the CQ directly:
- * on the common path (empty ring) it costs one atomic load and one
- * fi_cq_read, no lock of ours; the other CQs are read only when the first
- * is empty and there are any. Posting an event moves
+ * on the common path (empty ring) it costs one fi_cq_read under the EVD's
+ * lock, uncontended unless another thread drains the same CQ (see
+ * dofi_evd_dequeue); the other CQs are read only when the first is empty
+ * and there are any. Posting an event moves
  * the CQ's completions into the ring first, so completions that happened
  * before a disconnect are seen before it.
  *
@@ -646,8 +647,10 @@ DAT_RETURN dofi_evd_post_se(DAT_EVD_HANDLE h, const DAT_EVENT *event)
 
 /*
  * One entry of cq for a dequeue: 1 with an event in *event, 2 when an
- * entry was taken that gives none (suppressed, a backend's own message),
- * 0 when the CQ is empty or its error entry cannot be read.
+ * entry was taken that gives none here (suppressed, a backend's own
+ * message, or events put on the ring: held ones released, an RMR bind's
+ * that follows), 0 when the CQ is empty or its error entry cannot be
+ * read. evd->lock held: see dofi_evd_dequeue.
  */
 static inline int dofi_evd_take_cq(dofi_evd_t *evd, struct fid_cq *cq,
                                    DAT_EVENT *event)
@@ -664,9 +667,9 @@ static inline int dofi_evd_take_cq(dofi_evd_t *evd, struct fid_cq *cq,
 	 */
 	n = fi_cq_read(cq, &entry, 1);
 	if (n == 1)
-		return dofi_dto_complete(&entry, event, evd, 0) == 0 ? 1 : 2;
+		return dofi_dto_complete(&entry, event, evd, 1) == 0 ? 1 : 2;
 	if (n == -FI_EAVAIL) {
-		int got = dofi_evd_read_err(evd, cq, event, 0);
+		int got = dofi_evd_read_err(evd, cq, event, 1);
 
 		/* An error entry that cannot be read ends this look: asking
 		 * again would only find it again. */
@@ -675,16 +678,16 @@ static inline int dofi_evd_take_cq(dofi_evd_t *evd, struct fid_cq *cq,
 	return 0;
 }
 
-/* One event from the CQs in other domains; 0 when they are empty. */
-static int dofi_evd_dequeue_xcq(dofi_evd_t *evd, DAT_EVENT *event)
+/* One entry from the CQs in other domains, as dofi_evd_take_cq; 0 when
+ * they are empty. evd->lock held. */
+static int dofi_evd_take_xcq(dofi_evd_t *evd, DAT_EVENT *event)
 {
 	dofi_evd_cq_t *x;
 	int r;
 
 	for (x = dofi_evd_xcq_first(evd); x != NULL; x = dofi_evd_xcq_next(x))
-		while ((r = dofi_evd_take_cq(evd, x->cq, event)) != 0)
-			if (r == 1)
-				return 1;
+		if ((r = dofi_evd_take_cq(evd, x->cq, event)) != 0)
+			return r;
 	return 0;
 }
 
@@ -721,24 +724,34 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 		                 DAT_INVALID_STATE_EVD_WAITER);
 	/* Counted on every call, the ring path too. */
 	dofi_evd_count_poll(evd);
-	for (;;) {
-		if (dofi_ring_take(evd, event))
+	/*
+	 * The ring, then the CQ, under evd->lock. Whoever else reads the
+	 * CQ (the progress thread, an event poster, a flush: all through
+	 * dofi_evd_drain_locked) holds it from the read until the entries
+	 * are on the ring. Read without it, the CQ would hand this dequeue
+	 * a completion later than those a drain has taken but not yet
+	 * queued: receive #499 before #492.
+	 */
+	while (evd->cq != NULL) {
+		pthread_mutex_lock(&evd->lock);
+		if (dofi_ring_pop(evd, event)) {
+			pthread_mutex_unlock(&evd->lock);
 			return DAT_SUCCESS;
-		if (evd->cq == NULL)
-			break;
+		}
 		r = dofi_evd_take_cq(evd, evd->cq, event);
+		/* EPs of other PZs: their domains' CQs. */
+		if (r == 0 &&
+		    __atomic_load_n(&evd->xcq, __ATOMIC_RELAXED) != NULL)
+			r = dofi_evd_take_xcq(evd, event);
+		if (r == 2 && dofi_ring_pop(evd, event))
+			r = 1; /* what the entry put on the ring */
+		pthread_mutex_unlock(&evd->lock);
 		if (r == 1)
 			return DAT_SUCCESS;
-		if (r == 2) {
-			/* Suppressed, or a backend's own message. */
-			dofi_evd_cm_due(evd);
-			continue;
-		}
-		/* EPs of other PZs: their domains' CQs. */
-		if (__atomic_load_n(&evd->xcq, __ATOMIC_RELAXED) != NULL &&
-		    dofi_evd_dequeue_xcq(evd, event))
-			return DAT_SUCCESS;
-		break;
+		if (r == 0)
+			break;
+		/* Suppressed, or a backend's own message. */
+		dofi_evd_cm_due(evd);
 	}
 	/* An event posted while we read the CQ. */
 	if (dofi_ring_take(evd, event))
