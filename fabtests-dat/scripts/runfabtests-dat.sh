@@ -47,7 +47,12 @@ Usage: $0 [OPTIONS]
   -g, --group LIST     functional, interop or all; comma list (default
                        functional)
   -t, --tests LIST     run only these tests (comma list of names)
-  -T, --timeout SEC    per-test timeout (default $timeout)
+  -T, --timeout SEC    per-test timeout (default $timeout); dat_soak and
+                       dat_soak_kill get at least their duration + 120 s
+  -d, --soak-time DUR  how long dat_soak's traffic runs, and the bound of
+                       dat_soak_kill's rounds: seconds, or N followed by
+                       s, m or h (default $soak_time, as CI runs it; for a
+                       release check, e.g. -d 30m)
   -E, --oob-port PORT  side channel port of client/server tests (default
                        $oob_port)
   -x, --exclude DIR    directory of <ia>.exclude files (default
@@ -69,6 +74,7 @@ EOF
 
 default_ias="ofi-tcp ofi-sockets"
 timeout=180
+soak_time=60
 oob_port=47592
 verbose=0
 groups=functional
@@ -89,6 +95,7 @@ while [ $# -gt 0 ]; do
 	-g | --group) groups=$2; shift 2 ;;
 	-t | --tests) only=$2; shift 2 ;;
 	-T | --timeout) timeout=$2; shift 2 ;;
+	-d | --soak-time) soak_time=$2; shift 2 ;;
 	-E | --oob-port) oob_port=$2; shift 2 ;;
 	-x | --exclude) exclude_dir=$2; shift 2 ;;
 	-L | --logdir) logdir=$2; keep_logs=1; shift 2 ;;
@@ -364,20 +371,51 @@ run_unopened() {
 
 # ---- the functional group ----------------------------------------------------------
 single_tests="dat_ia dat_mem dat_evd dat_cm dat_dto dat_protect dat_many_eps
-	dat_threads dat_unreach"
-cs_tests="dat_msg dat_rdma"
+	dat_threads dat_unreach dat_soak_kill"
+cs_tests="dat_msg dat_rdma dat_soak"
+
+# Seconds in a duration as dat_soak -d takes it (N, Ns, Nm, Nh).
+soak_seconds() {
+	case $1 in
+	*h) echo $((${1%h} * 3600)) ;;
+	*m) echo $((${1%m} * 60)) ;;
+	*s) echo "${1%s}" ;;
+	*) echo "$1" ;;
+	esac
+}
 
 run_functional() {
 	local ia=$1 t bin out spid cpid src crc port=$oob_port
 	local wd=$((timeout > 10 ? timeout - 5 : timeout))
+	local soak_s limit args
 
+	soak_s=$(soak_seconds "$soak_time")
+	case $soak_s in
+	'' | *[!0-9]*)
+		echo "$0: --soak-time $soak_time: not N, Ns, Nm or Nh" >&2
+		exit 2
+		;;
+	esac
 	for t in $single_tests $cs_tests; do
 		selected "$t" || continue
 		if excluded "$t" "$ia"; then
 			report "$t" "$ia" Excluded
 			continue
 		fi
-		bin="$bindir/$t"
+		# The soak runs for its duration: the limits grow with it.
+		limit=$timeout
+		args=(-T "$wd")
+		case $t in
+		dat_soak | dat_soak_kill)
+			[ "$limit" -ge $((soak_s + 120)) ] ||
+				limit=$((soak_s + 120))
+			args=(-T "$((limit - 5))" -d "$soak_time")
+			;;
+		esac
+		# dat_soak_kill: dat_soak -K, its peer killed each round.
+		[ "$t" = dat_soak_kill ] &&
+			args+=(-K 8 -E "$((oob_port + 100))")
+		bin="$bindir/${t%_kill}"
 		out="$logdir/$t.$ia"
 		if [ ! -x "$bin" ]; then
 			echo "$bin: not built" >"$out.log"
@@ -389,12 +427,12 @@ run_functional() {
 		*" $t "*)
 			port=$((port + 1))
 			start "$out.server.log" "$bin" -D "$ia" -E "$port" \
-				-T "$wd"
+				"${args[@]}"
 			spid=$started
 			start "$out.client.log" "$bin" -D "$ia" -E "$port" \
-				-T "$wd" 127.0.0.1
+				"${args[@]}" 127.0.0.1
 			cpid=$started
-			finish "$cpid" "$timeout"
+			finish "$cpid" "$limit"
 			crc=$rc
 			# The server gets a little longer to see the end.
 			finish "$spid" 30
@@ -403,8 +441,8 @@ run_functional() {
 				"$out.server.log" "$out.client.log"
 			;;
 		*)
-			start "$out.log" "$bin" -D "$ia" -T "$wd"
-			finish "$started" "$timeout"
+			start "$out.log" "$bin" -D "$ia" "${args[@]}"
+			finish "$started" "$limit"
 			report "$t" "$ia" "$(verdict "$rc")" "$out.log"
 			;;
 		esac
