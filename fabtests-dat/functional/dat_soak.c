@@ -50,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -869,13 +870,15 @@ static pid_t start_peer(void)
 	snprintf(n, sizeof(n), "%d", neps);
 	pid = fork();
 	if (pid == 0) {
-		char *argv[] = {
-		        self_argv[0], "-q",   "-D", (char *)ft_opts.ia_name,
-		        "-E",         port,   "-n", n,
-		        "-d",         "3600", "-T", "3700",
-		        "127.0.0.1",  NULL};
+		/* A client for an hour: it is killed long before. */
+		char *argv[] = {self_argv[0], "-q",   "-D",        NULL, "-E",
+		                port,         "-n",   n,           "-d", "3600",
+		                "-T",         "3700", "127.0.0.1", NULL};
 		int fd = open("/dev/null", O_WRONLY);
 
+		argv[3] = (char *)ft_opts.ia_name;
+		/* Never outlives the survivor (its watchdog, say). */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (fd >= 0) {
 			dup2(fd, 1);
 			close(fd);
