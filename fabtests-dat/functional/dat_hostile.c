@@ -27,7 +27,7 @@
  * The process moves into a network namespace of its own when it may
  * (root): nothing outside sees the garbage.
  *
- * Usage: dat_hostile [-D IA] [-r SEED]
+ * Usage: dat_hostile [-D IA] [-k KINDS] [-r SEED]
  */
 #include "config.h"
 
@@ -59,15 +59,33 @@ extern char **environ;
 #define SEND_MS       2000 /* how long one garbage stream may take */
 
 static uint64_t seed;
+static const char *kinds = "random,big,close,reset,truncated,mutated,slow";
 static unsigned char capture[MAX_CAPTURE];
 static size_t capture_len;
 
 static int opt_handler(int opt, const char *arg)
 {
-	if (opt != 'r')
+	if (opt == 'k')
+		kinds = arg;
+	else if (opt == 'r')
+		seed = strtoull(arg, NULL, 0);
+	else
 		return -1;
-	seed = strtoull(arg, NULL, 0);
 	return 0;
+}
+
+/* Whether -k names kind (a comma list). */
+static bool kind(const char *k)
+{
+	size_t n = strlen(k);
+	const char *p = kinds;
+
+	while ((p = strstr(p, k)) != NULL) {
+		if ((p == kinds || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
 }
 
 /* xorshift64*: the test's own random numbers, repeatable with -r. */
@@ -479,41 +497,42 @@ static void attack(const struct sockaddr_in *to)
 	size_t i, v, len, step;
 	int k;
 
-	for (k = 0; k < 24; k++) {
-		len = 1 + (size_t)(rnd() % 65536);
-		rnd_fill(buf, len);
-		garbage(to, buf, len, 20, false);
+	if (kind("random")) {
+		for (k = 0; k < 24; k++) {
+			len = 1 + (size_t)(rnd() % 65536);
+			rnd_fill(buf, len);
+			garbage(to, buf, len, 20, false);
+		}
+		check_alive("random bytes (24 streams up to 64 KiB)");
 	}
-	rnd_fill(buf, sizeof(buf));
-	garbage(to, buf, sizeof(buf), 100, false);
-	check_alive("random bytes (24 streams up to 64 KiB, one of 1 MiB)");
-	if (server_dead)
-		return;
-
-	for (k = 0; k < 8; k++)
-		garbage(to, NULL, 0, 0, false);
-	for (k = 0; k < 8; k++)
-		garbage(to, NULL, 0, 0, true);
-	check_alive("connect-and-close and connect-and-reset");
-	if (server_dead)
-		return;
-
-	for (k = 0; k < 16; k++) {
-		len = 1 + (size_t)(rnd() % 64);
-		rnd_fill(buf, len);
-		garbage(to, buf, len, 10, true);
+	if (kind("big") && !server_dead) {
+		rnd_fill(buf, sizeof(buf));
+		garbage(to, buf, sizeof(buf), 100, false);
+		check_alive("one stream of 1 MiB of random bytes");
 	}
-	check_alive("resets after random bytes");
-	if (server_dead)
+	if (kind("close") && !server_dead) {
+		for (k = 0; k < 8; k++)
+			garbage(to, NULL, 0, 0, false);
+		for (k = 0; k < 8; k++)
+			garbage(to, NULL, 0, 0, true);
+		check_alive("connect-and-close and connect-and-reset");
+	}
+	if (kind("reset") && !server_dead) {
+		for (k = 0; k < 16; k++) {
+			len = 1 + (size_t)(rnd() % 64);
+			rnd_fill(buf, len);
+			garbage(to, buf, len, 10, true);
+		}
+		check_alive("resets after random bytes");
+	}
+	if (kind("truncated") && !server_dead) {
+		step = capture_len > 48 ? capture_len / 24 : 1;
+		for (len = 1; len < capture_len; len += len < 16 ? 1 : step)
+			garbage(to, capture, len, 20, false);
+		check_alive("truncated requests");
+	}
+	if (!kind("mutated") || server_dead)
 		return;
-
-	step = capture_len > 48 ? capture_len / 24 : 1;
-	for (len = 1; len < capture_len; len += len < 16 ? 1 : step)
-		garbage(to, capture, len, 20, false);
-	check_alive("truncated requests");
-	if (server_dead)
-		return;
-
 	for (i = 0; i < capture_len && i < 16; i++) {
 		for (v = 0; v < sizeof(vals); v++) {
 			memcpy(buf, capture, capture_len);
@@ -539,9 +558,12 @@ static void attack(const struct sockaddr_in *to)
 int main(int argc, char **argv)
 {
 	static const struct ft_extra_opts extra = {
-	        .optstring = "r:",
+	        .optstring = "k:r:",
 	        .handler = opt_handler,
 	        .usage =
+	                "  -k LIST   kinds of garbage, a comma list (default "
+	                "all: random,big,\n"
+	                "            close,reset,truncated,mutated,slow)\n"
 	                "  -r SEED   seed of the garbage (default: the time)\n",
 	};
 	struct sockaddr_in to;
@@ -584,7 +606,7 @@ int main(int argc, char **argv)
 
 	/* Half-open senders stay while the real client connects. */
 	for (k = 0; k < NSLOW; k++) {
-		slow[k] = tcp_connect(&to);
+		slow[k] = kind("slow") ? tcp_connect(&to) : -1;
 		if (slow[k] >= 0)
 			tcp_send(slow[k], capture, k == 0 ? 1 : 3 + (size_t)k,
 			         100);
