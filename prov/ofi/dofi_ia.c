@@ -40,33 +40,46 @@ static struct fi_info *dofi_ia_hints(const dofi_prov_t *p)
 	return hints;
 }
 
+/* Whether entry cur is the domain, fabric or address want ("": any). */
+static int dofi_ia_matches(const struct fi_info *cur, const char *want)
+{
+	char ip[INET_ADDRSTRLEN] = "";
+
+	if (want[0] == '\0')
+		return 1;
+	if (cur->src_addr != NULL && cur->addr_format == FI_SOCKADDR_IN)
+		inet_ntop(
+		        AF_INET,
+		        &((const struct sockaddr_in *)cur->src_addr)->sin_addr,
+		        ip, sizeof(ip));
+	return (cur->domain_attr->name &&
+	        strcmp(cur->domain_attr->name, want) == 0) ||
+	       (cur->fabric_attr->name &&
+	        strcmp(cur->fabric_attr->name, want) == 0) ||
+	       strcmp(ip, want) == 0;
+}
+
 /*
  * Keep the entry whose domain, fabric or source address matches what
  * dat.conf names ("lo", "mlx5_0", "127.0.0.1"), else the first; free the
- * rest. NULL when a name was given and nothing matches.
+ * rest. NULL when a name was given and nothing matches. Any other
+ * provider's entry goes before a sockets one: where no provider is named
+ * (ofi, "auto") sockets is taken only when nothing else would do, as its
+ * connection manager trusts the network (dapl-ofi(7)).
  */
 static struct fi_info *dofi_ia_pick(struct fi_info *list, const char *want)
 {
 	struct fi_info *cur, *pick = NULL, **link;
+	int pass;
 
-	for (cur = list; cur != NULL && pick == NULL; cur = cur->next) {
-		char ip[INET_ADDRSTRLEN] = "";
-
-		if (want[0] == '\0') {
-			pick = cur;
-			break;
+	for (pass = 0; pass < 2 && pick == NULL; pass++) {
+		for (cur = list; cur != NULL && pick == NULL; cur = cur->next) {
+			if (pass == 0 && cur->fabric_attr->prov_name != NULL &&
+			    strcmp(cur->fabric_attr->prov_name, "sockets") == 0)
+				continue;
+			if (dofi_ia_matches(cur, want))
+				pick = cur;
 		}
-		if (cur->src_addr != NULL && cur->addr_format == FI_SOCKADDR_IN)
-			inet_ntop(AF_INET,
-			          &((struct sockaddr_in *)cur->src_addr)
-			                   ->sin_addr,
-			          ip, sizeof(ip));
-		if ((cur->domain_attr->name &&
-		     strcmp(cur->domain_attr->name, want) == 0) ||
-		    (cur->fabric_attr->name &&
-		     strcmp(cur->fabric_attr->name, want) == 0) ||
-		    strcmp(ip, want) == 0)
-			pick = cur;
 	}
 	if (pick == NULL)
 		return NULL;
