@@ -578,13 +578,15 @@ run_dapltest_quit() {
 # ---- dtestcm at COUNT connections --------------------------------------------------
 # Descriptors one dtestcm process holds with COUNT connections on IA,
 # measured on loopback (the most either side held): about 27 + COUNT
-# on ofi-tcp (one socket per EP), 27 + 4.45 x COUNT on ofi-sockets; 64
-# plus 1, 4.5 or (any other IA) 5 per connection, rounded up.
+# on ofi-tcp (one socket per EP), 27 + 4.45 x COUNT on ofi-sockets, and
+# on a sockets server 2 more per connection for dapl-ofi's gate (its
+# relay's two sockets; see dapl-ofi(7)); 64 plus 1, 6.5 or (any other
+# IA) 5 per connection, rounded up.
 dtestcm_fds() { # IA COUNT
 	local per
 	case $1 in
 	ofi-tcp) per=10 ;;
-	ofi-sockets) per=45 ;;
+	ofi-sockets) per=65 ;;
 	*) per=50 ;;
 	esac
 	echo $((64 + ($2 * per + 9) / 10))
