@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "dofi_cm.h"
+#include "dofi_fast.h"
 
 #define DOFI_GRACEFUL_NS (5ull * 1000000000ull)
 /* How long requests in flight at a connection's end may take to finish. */
@@ -34,6 +35,8 @@
 /* How often at most a consumer's wait for connection events also moves
  * data when no progress thread does (dofi_cm_walk_due). */
 #define DOFI_WALK_NS (1000000ull)
+/* A deadline this close makes the progress thread look often. */
+#define DOFI_SOON_NS (100ull * 1000000ull)
 
 const dofi_cm_ops_t *dofi_cm_ops_for(enum fi_ep_type type)
 {
@@ -286,6 +289,51 @@ void dofi_cm_up_peer_end(dofi_ep_t *ep)
 	                NULL, 0);
 }
 
+/* The oldest request still posted, or NULL. ia->lock held. */
+static dofi_op_t *dofi_cm_oldest_request(dofi_ep_t *ep)
+{
+	uint32_t i, seen = dofi_pool_seen(&ep->req_pool);
+	dofi_op_t *old = NULL;
+
+	for (i = 0; i < seen; i++) {
+		dofi_op_t *op = &ep->req_pool.ops[i];
+
+		if (atomic_load(&op->posted) &&
+		    (old == NULL || (int32_t)(op->seq - old->seq) < 0))
+			old = op;
+	}
+	return old;
+}
+
+void dofi_cm_up_link_lost(dofi_ep_t *ep)
+{
+	dofi_op_t *op;
+	uint8_t posted;
+
+	/* What did complete comes first, in its order. */
+	if (ep->req_evd != NULL)
+		dofi_evd_flush_cq(ep->req_evd, 1);
+	dofi_dto_order_drop(ep);
+	op = dofi_cm_oldest_request(ep);
+	if (op != NULL && (posted = atomic_exchange(&op->posted, 0)) != 0) {
+		if (ep->req_evd != NULL) {
+			DAT_EVENT ev;
+
+			memset(&ev, 0, sizeof(ev));
+			dofi_dto_fill(&ev, ep->req_evd, op,
+			              DAT_DTO_ERR_TRANSPORT, 0);
+			(void)dofi_evd_post(ep->req_evd, &ev);
+		}
+		dofi_op_release(op);
+		if (posted == DOFI_POSTED_AFTER)
+			dofi_dto_after_flushed(op);
+		ep->cq_stale = 1;
+	}
+	ep->dto_error = 1;
+	dofi_cm_flush_requests(ep);
+	dofi_cm_up_down(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, 0);
+}
+
 /* ---- timers, watch list, kicks --------------------------------------------
  */
 
@@ -438,9 +486,16 @@ static dofi_ep_t *dofi_cm_kicks_take(dofi_ia_t *ia)
 	return atomic_exchange(&ia->kicks, NULL);
 }
 
+/*
+ * Whether the progress thread must look soon: a deadline within
+ * DOFI_SOON_NS (one further off, such as the link watch's, needs no
+ * tighter naps than an idle thread's), a watched EP or a kick.
+ */
 int dofi_cm_timers_pending(dofi_ia_t *ia)
 {
-	return dofi_timers_next(&ia->timers) != UINT64_MAX ||
+	uint64_t next = dofi_timers_next(&ia->timers);
+
+	return (next != UINT64_MAX && next <= dofi_now_ns() + DOFI_SOON_NS) ||
 	       !dofi_list_empty(&ia->watch) ||
 	       atomic_load_explicit(&ia->kicks, memory_order_relaxed) != NULL;
 }

@@ -129,8 +129,20 @@ void dofi_cm_up_rsp_spent(dofi_sp_t *sp, dofi_cr_t *cr);
 /* The peer ended a connection that was up: DISCONNECTED, or BROKEN
  * after a transfer failed. */
 void dofi_cm_up_peer_end(dofi_ep_t *ep);
+/*
+ * The peer of a connection that was up cannot be reached while requests
+ * are outstanding (the backend's link watch): as InfiniBand after its
+ * retries, the oldest request completes with DAT_DTO_ERR_TRANSPORT, the
+ * rest are flushed in posting order, and the connection ends BROKEN.
+ */
+void dofi_cm_up_link_lost(dofi_ep_t *ep);
 /* Something of ep's changed that needs a look at some time: schedule. */
 void dofi_cm_schedule(dofi_ep_t *ep);
+/*
+ * The link watch's bound (DAPL_OFI_LINK_TIMEOUT, dofi_ia.c) in ns, 0 when
+ * it is off.
+ */
+uint64_t dofi_ia_link_timeout_ns(void);
 /* The first PSP or RSP of ia that match(sp, arg) takes, or NULL. */
 dofi_sp_t *dofi_cm_sp_search(dofi_ia_t *ia,
                              int (*match)(const dofi_sp_t *, const void *),

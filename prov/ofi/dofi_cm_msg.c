@@ -37,13 +37,16 @@
 #define DOFI_LOG_COMP "cm"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -133,6 +136,11 @@ typedef struct dofi_msg_ia {
 	/* sockets: listeners sit behind the gate (started at the first). */
 	int gated;
 	struct dofi_gate *gate;
+	/* The link watch's bound (0: off), and its walk of the sockets. */
+	uint64_t link_ns;
+	struct dofi_link_sock *link_socks;
+	uint32_t nlink_socks, link_socks_cap;
+	uint64_t link_scan_at;
 } dofi_msg_ia_t;
 
 typedef struct dofi_msg_ep {
@@ -171,6 +179,18 @@ typedef struct dofi_msg_ep {
 	uint8_t acc;              /* 1: the receive is ours to wait for */
 	_Atomic uint8_t acc_done; /* DOFI_RTU_PENDING/ARRIVED/FAILED */
 	uint64_t acc_deadline;    /* set at FI_CONNECTED */
+	/* The link watch (while connected): the next look (0: none), the
+	 * request pool's head and post count then, its sockets. */
+	uint64_t link_next;
+	uint64_t link_head;
+	uint64_t link_silent_at; /* first look that found it silent */
+	uint32_t link_idle_seq;  /* req_seq when nothing was posted */
+	uint8_t link_idle;
+	int nlink;
+	struct dofi_link_sock {
+		int fd;
+		struct sockaddr_in local, peer;
+	} link[4];
 } dofi_msg_ep_t;
 
 typedef struct dofi_msg_sp {
@@ -724,6 +744,271 @@ static void dofi_msg_disconnect(dofi_ep_t *ep)
 		(void)fi_cancel(&ep->fep->fid, &me->rtu_op);
 }
 
+/* ---- the link watch --------------------------------------------------------
+ */
+
+/*
+ * A lost link is reported by nothing below us in time: tcp and sockets
+ * carry a connection on kernel TCP sockets, and TCP retransmits unacked
+ * data for about 15 minutes before it gives up; libfabric sets no bound.
+ * The kernel knows at once, though, whether the peer still answers: each
+ * socket's TCP_INFO says whether it waits for an acknowledgement
+ * (unacknowledged data, a window or keepalive probe out) and how long ago
+ * the last one came.
+ *
+ * So every connected EP is looked at every bound/4, on the IA's timers,
+ * all at the same instants (one wake for all). The look reads two
+ * counters; only an EP that has requests outstanding and had no
+ * completion since the last look goes on: its sockets are found once
+ * (one walk over /proc/self/fd for all such EPs of a pass, matched by
+ * their addresses against fi_getname/fi_getpeer), given TCP keepalive
+ * (so that an idle socket gets answers too) and asked for TCP_INFO. The
+ * peer is dead when none of them had an acknowledgement for 3/4 of the
+ * bound while one waits for one, twice, 200 ms apart. Then
+ * dofi_cm_up_link_lost: the oldest request completes with a transport
+ * error, the rest are flushed, BROKEN. A peer that is slow, or has no
+ * receive posted, keeps acknowledging (its kernel does) and is never
+ * taken for dead; an idle connection is not watched.
+ */
+#define DOFI_LINK_FDS     4
+#define DOFI_LINK_CONFIRM (200ull * 1000000ull)
+
+/* One socket of the process, for the match (declared in dofi_msg_ep_t). */
+typedef struct dofi_link_sock dofi_link_sock_t;
+
+static int dofi_link_sock_cmp(const void *a, const void *b)
+{
+	const dofi_link_sock_t *x = a, *y = b;
+
+	if (x->peer.sin_addr.s_addr != y->peer.sin_addr.s_addr)
+		return x->peer.sin_addr.s_addr < y->peer.sin_addr.s_addr ? -1
+		                                                         : 1;
+	return 0;
+}
+
+static int dofi_link_same(const struct sockaddr_in *a,
+                          const struct sockaddr_in *b)
+{
+	return a->sin_addr.s_addr == b->sin_addr.s_addr &&
+	       a->sin_port == b->sin_port;
+}
+
+/* fd's addresses, when it is a connected IPv4 TCP socket. */
+static int dofi_link_sock_of(int fd, dofi_link_sock_t *s)
+{
+	socklen_t len = sizeof(s->local);
+	int type = 0;
+	socklen_t tlen = sizeof(type);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) != 0 ||
+	    type != SOCK_STREAM)
+		return 0;
+	if (getsockname(fd, (struct sockaddr *)&s->local, &len) != 0 ||
+	    s->local.sin_family != AF_INET)
+		return 0;
+	len = sizeof(s->peer);
+	if (getpeername(fd, (struct sockaddr *)&s->peer, &len) != 0 ||
+	    s->peer.sin_family != AF_INET)
+		return 0;
+	s->fd = fd;
+	return 1;
+}
+
+/* The process's TCP sockets, sorted by peer address; at most once a pass. */
+static void dofi_link_scan(dofi_msg_ia_t *m, uint64_t now)
+{
+	DIR *d;
+	struct dirent *e;
+	uint32_t n = 0;
+
+	if (m->link_scan_at == now)
+		return;
+	m->link_scan_at = now;
+	m->nlink_socks = 0;
+	d = opendir("/proc/self/fd");
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		dofi_link_sock_t s;
+		struct stat st;
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+
+		if (*end != '\0' || end == e->d_name || fd < 0 ||
+		    fd == dirfd(d) || fstat((int)fd, &st) != 0 ||
+		    !S_ISSOCK(st.st_mode) || !dofi_link_sock_of((int)fd, &s))
+			continue;
+		if (n == m->link_socks_cap) {
+			uint32_t cap = n ? 2 * n : 64;
+			dofi_link_sock_t *v =
+			        realloc(m->link_socks, cap * sizeof(*v));
+
+			if (v == NULL)
+				break;
+			m->link_socks = v;
+			m->link_socks_cap = cap;
+		}
+		m->link_socks[n++] = s;
+	}
+	closedir(d);
+	qsort(m->link_socks, n, sizeof(*m->link_socks), dofi_link_sock_cmp);
+	m->nlink_socks = n;
+}
+
+/*
+ * Find ep's sockets: those between its own address and its peer's (tcp:
+ * one; sockets: its CM socket and its data connections, which use other
+ * ports of the same two hosts, so any socket between the EP's local port
+ * or the peer's port). ia->lock held.
+ */
+static void dofi_link_find(dofi_ep_t *ep, uint64_t now)
+{
+	dofi_msg_ia_t *m = dofi_msg_ia(ep->obj.ia);
+	dofi_msg_ep_t *me = dofi_msg_ep(ep);
+	struct sockaddr_in me_addr, peer;
+	size_t alen = sizeof(me_addr), plen = sizeof(peer);
+	dofi_link_sock_t key, *s, *end;
+
+	me->nlink = 0;
+	if (fi_getname(&ep->fep->fid, &me_addr, &alen) != 0 ||
+	    fi_getpeer(ep->fep, &peer, &plen) != 0 ||
+	    me_addr.sin_family != AF_INET || peer.sin_family != AF_INET)
+		return;
+	dofi_link_scan(m, now);
+	key.peer = peer;
+	s = bsearch(&key, m->link_socks, m->nlink_socks, sizeof(key),
+	            dofi_link_sock_cmp);
+	if (s == NULL)
+		return;
+	while (s > m->link_socks && dofi_link_sock_cmp(s - 1, &key) == 0)
+		s--;
+	end = m->link_socks + m->nlink_socks;
+	for (; s < end && dofi_link_sock_cmp(s, &key) == 0; s++) {
+		int exact = dofi_link_same(&s->local, &me_addr) &&
+		            dofi_link_same(&s->peer, &peer);
+
+		if (s->local.sin_addr.s_addr != me_addr.sin_addr.s_addr)
+			continue;
+		if (ep->obj.ia->traits->auto_progress
+		            ? !(exact ||
+		                s->local.sin_port == me_addr.sin_port ||
+		                s->peer.sin_port == peer.sin_port)
+		            : !exact)
+			continue;
+		if (me->nlink == DOFI_LINK_FDS)
+			break;
+		me->link[me->nlink++] = *s;
+	}
+	dof_debug(DOFI_LOG, "EP %p: link watch: %d sockets", (void *)ep,
+	          me->nlink);
+}
+
+/* Whether the sockets found are still those (fds are reused). */
+static int dofi_link_valid(dofi_msg_ep_t *me)
+{
+	int i;
+
+	for (i = 0; i < me->nlink; i++) {
+		dofi_link_sock_t s;
+
+		if (!dofi_link_sock_of(me->link[i].fd, &s) ||
+		    !dofi_link_same(&s.local, &me->link[i].local) ||
+		    !dofi_link_same(&s.peer, &me->link[i].peer))
+			return 0;
+	}
+	return me->nlink > 0;
+}
+
+/* Keepalive on an idle socket, so that a live peer keeps answering. */
+static void dofi_link_keepalive(int fd, uint64_t bound)
+{
+	int on = 1, idle = (int)(bound / 4000000000ull), intvl, cnt = 127;
+
+	if (idle < 1)
+		idle = 1;
+	intvl = idle / 2 > 1 ? idle / 2 : 1;
+	(void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+}
+
+/* Whether ep's peer has gone silent for 3/4 of the bound. */
+static int dofi_link_silent(dofi_ep_t *ep, uint64_t now)
+{
+	dofi_msg_ia_t *m = dofi_msg_ia(ep->obj.ia);
+	dofi_msg_ep_t *me = dofi_msg_ep(ep);
+	uint64_t young = UINT64_MAX, limit = m->link_ns / 4 * 3 / 1000000ull;
+	int i, waits = 0;
+
+	if (!dofi_link_valid(me)) {
+		dofi_link_find(ep, now);
+		for (i = 0; i < me->nlink; i++)
+			dofi_link_keepalive(me->link[i].fd, m->link_ns);
+	}
+	for (i = 0; i < me->nlink; i++) {
+		struct tcp_info ti;
+		socklen_t len = sizeof(ti);
+
+		memset(&ti, 0, sizeof(ti));
+		if (getsockopt(me->link[i].fd, IPPROTO_TCP, TCP_INFO, &ti,
+		               &len) != 0)
+			return 0;
+		if (ti.tcpi_unacked > 0 || ti.tcpi_probes > 0 ||
+		    ti.tcpi_retransmits > 0)
+			waits = 1;
+		if (ti.tcpi_last_ack_recv < young)
+			young = ti.tcpi_last_ack_recv;
+	}
+	dof_debug(DOFI_LOG,
+	          "EP %p: link watch: %d sockets, waiting %d, last "
+	          "acknowledgement %llu ms ago",
+	          (void *)ep, me->nlink, waits, (unsigned long long)young);
+	return me->nlink > 0 && waits && young >= limit;
+}
+
+/* ep's look (ia->lock held); returns when to look again. */
+static uint64_t dofi_link_check(dofi_ep_t *ep, uint64_t now)
+{
+	dofi_msg_ia_t *m = dofi_msg_ia(ep->obj.ia);
+	dofi_msg_ep_t *me = dofi_msg_ep(ep);
+	uint64_t head = atomic_load(&ep->req_pool.head);
+	uint32_t seq = atomic_load(&ep->req_seq);
+	uint64_t period = m->link_ns / 4;
+	uint64_t next = (now / period + 1) * period;
+
+	if (head != me->link_head ||
+	    (me->link_idle && seq == me->link_idle_seq)) {
+		/* Completions came, or nothing was posted since idle. */
+		me->link_head = head;
+		me->link_silent_at = 0;
+		return next;
+	}
+	if (dofi_pool_used(&ep->req_pool) == 0) {
+		me->link_idle = 1;
+		me->link_idle_seq = seq;
+		me->link_silent_at = 0;
+		return next;
+	}
+	me->link_idle = 0;
+	if (!dofi_link_silent(ep, now)) {
+		me->link_silent_at = 0;
+		return next;
+	}
+	if (me->link_silent_at == 0) {
+		/* Once more, a little later, to be sure. */
+		me->link_silent_at = now;
+		return now + DOFI_LINK_CONFIRM;
+	}
+	dof_warn(DOFI_LOG,
+	         "EP %p: no answer from the peer for %llu ms with requests "
+	         "outstanding (DAPL_OFI_LINK_TIMEOUT): connection broken",
+	         (void *)ep, (unsigned long long)(m->link_ns / 1000000ull));
+	me->link_next = 0;
+	dofi_cm_up_link_lost(ep);
+	return UINT64_MAX;
+}
+
 /*
  * The backend's deadlines of ep: the RTU wait (ep->deadline), a peer's
  * end held for RTUs, our end's close (sockets). With now, act on what is
@@ -738,6 +1023,26 @@ static uint64_t dofi_msg_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 	*poll = 0;
 	if (me == NULL)
 		return next;
+	/* The link watch, while the connection is up (first: it may end
+	 * the connection, which the rest then sees). */
+	if (dofi_msg_ia(ep->obj.ia)->link_ns != 0 && ep->fep != NULL &&
+	    atomic_load(&ep->state) == DAT_EP_STATE_CONNECTED) {
+		uint64_t period = dofi_msg_ia(ep->obj.ia)->link_ns / 4;
+
+		if (me->link_next == 0) {
+			me->link_head = atomic_load(&ep->req_pool.head);
+			me->link_idle = 0;
+			me->link_silent_at = 0;
+			me->nlink = 0;
+			me->link_next = (dofi_now_ns() / period + 1) * period;
+		} else if (now != 0 && now >= me->link_next) {
+			me->link_next = dofi_link_check(ep, now);
+			if (me->link_next == UINT64_MAX)
+				me->link_next = 0;
+		}
+	} else {
+		me->link_next = 0;
+	}
 	s = atomic_load(&ep->state);
 	/*
 	 * The RTU wait: once FI_CONNECTED is in, the RTU's completion may
@@ -780,6 +1085,8 @@ static uint64_t dofi_msg_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 		if (me->peer_end_at < next)
 			next = me->peer_end_at;
 	}
+	if (me->link_next != 0 && me->link_next < next)
+		next = me->link_next;
 	if (me->close_pending) {
 		uint64_t at = me->close_at;
 
@@ -2031,6 +2338,11 @@ static dof_status_t dofi_msg_ia_open(dofi_ia_t *ia)
 	if (fi_control(&m->eq->fid, FI_GETWAIT, &m->eq_fd) != 0)
 		m->eq_fd = -1;
 	m->gated = dofi_gate_wanted(ia);
+	/* Kernel TCP sockets carry the connection: the link watch. */
+	if (ia->traits->prov != NULL &&
+	    (strcmp(ia->traits->prov, "tcp") == 0 ||
+	     strcmp(ia->traits->prov, "sockets") == 0))
+		m->link_ns = dofi_ia_link_timeout_ns();
 	ia->cm = m;
 	return DOF_OK;
 }
@@ -2042,6 +2354,7 @@ static void dofi_msg_ia_close(dofi_ia_t *ia)
 	if (m == NULL)
 		return;
 	dofi_gate_close(ia);
+	free(m->link_socks);
 	dofi_msg_close_parked(ia, 0);
 	dofi_msg_tombs_expire(m, UINT64_MAX);
 	if (m->eq != NULL)

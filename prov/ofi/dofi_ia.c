@@ -8,6 +8,8 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "dofi.h"
+#include "dofi_cm.h"
 
 #define DOFI_MAX_EVD_QLEN    65536
 #define DOFI_RDMA_READ_DEPTH 16
@@ -269,6 +272,43 @@ static dofi_progress_mode_t dofi_progress_mode(const char *fi_prov)
 		         env);
 	(void)fi_prov;
 	return DOFI_PROGRESS_AUTO;
+}
+
+/*
+ * The link watch's bound (dofi_cm_msg.c, dapl-ofi(7)): how long a
+ * connection with requests outstanding may go without a sign of life from
+ * its peer before it ends BROKEN. DAPL_OFI_LINK_TIMEOUT in milliseconds,
+ * or with a unit, "3s", "500ms"; 0 turns the watch off.
+ */
+#define DOFI_LINK_TIMEOUT_MS 20000ull
+/* Below this, a retransmission or two could pass for a dead peer. */
+#define DOFI_LINK_TIMEOUT_MIN_MS 1000ull
+
+uint64_t dofi_ia_link_timeout_ns(void)
+{
+	const char *env = getenv("DAPL_OFI_LINK_TIMEOUT");
+	unsigned long long ms = DOFI_LINK_TIMEOUT_MS, v;
+	char *end;
+
+	if (env == NULL || *env == '\0')
+		return ms * 1000000ull;
+	errno = 0;
+	v = strtoull(env, &end, 10);
+	if (errno == 0 && end != env && strcmp(end, "s") == 0 &&
+	    v <= UINT32_MAX)
+		v *= 1000;
+	else if (errno != 0 || end == env ||
+	         (*end != '\0' && strcmp(end, "ms") != 0) || v > UINT32_MAX)
+		v = ULLONG_MAX;
+	if (v == ULLONG_MAX || (v != 0 && v < DOFI_LINK_TIMEOUT_MIN_MS)) {
+		dof_warn(
+		        DOFI_LOG,
+		        "DAPL_OFI_LINK_TIMEOUT='%s' is not 0 or %llu ms or "
+		        "more (a number of ms, or with s or ms); using %llu ms",
+		        env, DOFI_LINK_TIMEOUT_MIN_MS, ms);
+		v = ms;
+	}
+	return (uint64_t)v * 1000000ull;
 }
 
 /*
