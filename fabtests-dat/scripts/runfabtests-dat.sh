@@ -371,7 +371,7 @@ run_unopened() {
 
 # ---- the functional group ----------------------------------------------------------
 single_tests="dat_ia dat_mem dat_evd dat_cm dat_dto dat_protect dat_many_eps
-	dat_threads dat_unreach dat_soak_kill dat_hostile"
+	dat_threads dat_unreach dat_soak_kill dat_hostile dat_linkloss"
 cs_tests="dat_msg dat_rdma dat_soak"
 
 # Seconds in a duration as dat_soak -d takes it (N, Ns, Nm, Nh).
@@ -439,6 +439,13 @@ run_functional() {
 			src=$rc
 			report "$t" "$ia" "$(verdict "$src" "$crc")" \
 				"$out.server.log" "$out.client.log"
+			;;
+		dat_linkloss)
+			# Two network namespaces of its own, joined by veth.
+			start "$out.log" bash "$script_dir/linkloss.sh" \
+				-b "$builddir" -p "$bindir" -D "$ia" -T "$wd"
+			finish "$started" "$timeout"
+			report "$t" "$ia" "$(verdict "$rc")" "$out.log"
 			;;
 		*)
 			start "$out.log" "$bin" -D "$ia" "${args[@]}"
