@@ -762,9 +762,11 @@ static void dofi_msg_disconnect(dofi_ep_t *ep)
  * completion since the last look goes on: its sockets are found once
  * (one walk over /proc/self/fd for all such EPs of a pass, matched by
  * their addresses against fi_getname/fi_getpeer), given TCP keepalive
- * (so that an idle socket gets answers too) and asked for TCP_INFO. The
- * peer is dead when none of them had an acknowledgement for 3/4 of the
- * bound while one waits for one, twice, 200 ms apart. Then
+ * (so that an idle socket gets answers too) and asked for TCP_INFO; a
+ * silent one is looked at again when its silence would reach the limit.
+ * The peer is dead when none of them had an acknowledgement for the
+ * bound less DOFI_LINK_SLACK while one waits for one, twice, 200 ms
+ * apart. Then
  * dofi_cm_up_link_lost: the oldest request completes with a transport
  * error, the rest are flushed, BROKEN. A peer that is slow, or has no
  * receive posted, keeps acknowledging (its kernel does) and is never
@@ -772,6 +774,12 @@ static void dofi_msg_disconnect(dofi_ep_t *ep)
  */
 #define DOFI_LINK_FDS     4
 #define DOFI_LINK_CONFIRM (200ull * 1000000ull)
+/*
+ * The confirmation and the progress thread's longest nap (100 ms): the
+ * peer is taken for dead after the bound less this, so that BROKEN comes
+ * within the bound.
+ */
+#define DOFI_LINK_SLACK (DOFI_LINK_CONFIRM + 100ull * 1000000ull)
 
 /* One socket of the process, for the match (declared in dofi_msg_ep_t). */
 typedef struct dofi_link_sock dofi_link_sock_t;
@@ -933,14 +941,22 @@ static void dofi_link_keepalive(int fd, uint64_t bound)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 }
 
-/* Whether ep's peer has gone silent for 3/4 of the bound. */
-static int dofi_link_silent(dofi_ep_t *ep, uint64_t now)
+/*
+ * Whether ep's peer is silent past the limit: no acknowledgement on any of
+ * its sockets for that long while one waits for one. If not, *wait_ns is
+ * how long until it could be (UINT64_MAX: nothing waits).
+ */
+static int dofi_link_silent(dofi_ep_t *ep, uint64_t now, uint64_t *wait_ns)
 {
 	dofi_msg_ia_t *m = dofi_msg_ia(ep->obj.ia);
 	dofi_msg_ep_t *me = dofi_msg_ep(ep);
-	uint64_t young = UINT64_MAX, limit = m->link_ns / 4 * 3 / 1000000ull;
+	uint64_t young = UINT64_MAX, limit = m->link_ns - DOFI_LINK_SLACK;
 	int i, waits = 0;
 
+	if (limit < m->link_ns / 2)
+		limit = m->link_ns / 2;
+	limit /= 1000000ull;
+	*wait_ns = UINT64_MAX;
 	if (!dofi_link_valid(me)) {
 		dofi_link_find(ep, now);
 		for (i = 0; i < me->nlink; i++)
@@ -964,7 +980,12 @@ static int dofi_link_silent(dofi_ep_t *ep, uint64_t now)
 	          "EP %p: link watch: %d sockets, waiting %d, last "
 	          "acknowledgement %llu ms ago",
 	          (void *)ep, me->nlink, waits, (unsigned long long)young);
-	return me->nlink > 0 && waits && young >= limit;
+	if (me->nlink == 0 || !waits)
+		return 0;
+	if (young >= limit)
+		return 1;
+	*wait_ns = (limit - young) * 1000000ull;
+	return 0;
 }
 
 /* ep's look (ia->lock held); returns when to look again. */
@@ -974,7 +995,7 @@ static uint64_t dofi_link_check(dofi_ep_t *ep, uint64_t now)
 	dofi_msg_ep_t *me = dofi_msg_ep(ep);
 	uint64_t head = atomic_load(&ep->req_pool.head);
 	uint32_t seq = atomic_load(&ep->req_seq);
-	uint64_t period = m->link_ns / 4;
+	uint64_t period = m->link_ns / 4, wait;
 	uint64_t next = (now / period + 1) * period;
 
 	if (head != me->link_head ||
@@ -991,9 +1012,12 @@ static uint64_t dofi_link_check(dofi_ep_t *ep, uint64_t now)
 		return next;
 	}
 	me->link_idle = 0;
-	if (!dofi_link_silent(ep, now)) {
+	if (!dofi_link_silent(ep, now, &wait)) {
 		me->link_silent_at = 0;
-		return next;
+		/* Silent but not for long enough: look when it would be. */
+		if (wait < DOFI_LINK_CONFIRM)
+			wait = DOFI_LINK_CONFIRM / 4;
+		return wait < next - now ? now + wait : next;
 	}
 	if (me->link_silent_at == 0) {
 		/* Once more, a little later, to be sure. */
