@@ -13,6 +13,10 @@
  *               third of the bound and comes back: every write completes
  *               successfully in posting order, no connection event
  *               comes, and the server's memory holds every byte.
+ *   no receive  the client sends while the server has no receive
+ *               posted, for twice the bound: the peer is alive (its
+ *               kernel answers), so no connection event comes; then the
+ *               server posts its receives and every send completes.
  *   lost        a few writes complete, the link goes down, more writes
  *               are posted: DAT_CONNECTION_EVENT_BROKEN comes within the
  *               bound (plus 1 s of slack), and the writes complete in
@@ -41,7 +45,7 @@ extern char **environ;
 #define WS       (256 * 1024) /* bytes per write */
 #define NW_FIRST 8            /* writes that complete before the link goes */
 
-enum { CMD_DOWN = 1, CMD_UP, CMD_CHECK, CMD_DONE };
+enum { CMD_DOWN = 1, CMD_UP, CMD_CHECK, CMD_DONE, CMD_RECV };
 
 static const char *ifname;
 static long bound_ms;
@@ -103,6 +107,26 @@ static void server(void)
 			r = link_set(cmd == CMD_DOWN ? "down" : "up") == 0;
 			FT_CHECK(r, "server: ip link set %s %s", ifname,
 			         cmd == CMD_DOWN ? "down" : "up");
+		} else if (cmd == CMD_RECV) {
+			int i;
+
+			for (i = 0; i < NW; i++) {
+				DAT_LMR_TRIPLET lt =
+				        ft_lmr_iov(&mr, (size_t)i * WS, WS);
+				DAT_DTO_COOKIE c = {.as_64 = (uint64_t)i};
+
+				FT_DAT_CHECK(dat_ep_post_recv(
+				        ep.ep, 1, &lt, c,
+				        DAT_COMPLETION_DEFAULT_FLAG));
+			}
+			r = 1;
+			for (i = 0; i < NW && r; i++)
+				r = ft_expect_dto(
+				        ep.recv_evd, FT_TIMEOUT_US, ep.ep,
+				        DAT_DTO_RECEIVE, (uint64_t)i,
+				        DAT_DTO_SUCCESS, WS, NULL,
+				        "server: a late receive takes "
+				        "its message");
 		} else if (cmd == CMD_CHECK) {
 			long bad;
 
@@ -195,6 +219,47 @@ static void case_back(struct ft_ep *ep, struct ft_mr *mr,
 		if (ft_oob_recv_u64(&r) != 0)
 			FT_FATAL("client: the side channel ended");
 		FT_CHECK(r == 0, "client: the server has every byte");
+	}
+}
+
+/* Sends to a peer with no receive posted: alive, never BROKEN. */
+static void case_norecv(struct ft_ep *ep, struct ft_mr *mr)
+{
+	DAT_EVENT ev;
+	bool ok = true;
+	int i;
+
+	ft_log("client: %d sends, no receive posted for %ld ms", NW,
+	       2 * bound_ms);
+	ft_fill(mr->buf, mr->len, 0x5e9d);
+	for (i = 0; i < NW; i++) {
+		DAT_LMR_TRIPLET lt = ft_lmr_iov(mr, (size_t)i * WS, WS);
+		DAT_DTO_COOKIE c = {.as_64 = 3000 + (uint64_t)i};
+
+		FT_DAT_OK(dat_ep_post_send(ep->ep, 1, &lt, c,
+		                           DAT_COMPLETION_DEFAULT_FLAG));
+	}
+	usleep((useconds_t)(2 * bound_ms * 1000));
+	ft_expect_empty(ep->conn_evd,
+	                "client: a peer with no receive posted is not "
+	                "taken for dead");
+	FT_CHECK(ft_oob_send_u64(CMD_RECV) == 0, "client: receives asked");
+	for (i = 0; i < NW && ok; i++) {
+		ok = ft_wait(ep->req_evd, FT_TIMEOUT_US, &ev) == DAT_SUCCESS &&
+		     ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+		     ev.event_data.dto_completion_event_data.status ==
+		             DAT_DTO_SUCCESS &&
+		     ev.event_data.dto_completion_event_data.user_cookie
+		                     .as_64 == 3000 + (uint64_t)i;
+		FT_CHECK(ok, "client: send #%d completes in order: %s", i,
+		         ft_event_desc(&ev));
+	}
+	{
+		uint64_t r = 0;
+
+		if (ft_oob_recv_u64(&r) != 0)
+			FT_FATAL("client: the side channel ended");
+		FT_CHECK(r == 1, "client: the server took every message");
 	}
 }
 
@@ -297,6 +362,7 @@ static void client(void)
 		FT_FATAL("no connection");
 	FT_REQUIRE(ft_oob_recv_rmr(&rt) == 0, "client: received the RMR");
 	case_back(&ep, &mr, &rt);
+	case_norecv(&ep, &mr);
 	case_lost(&ep, &mr, &rt);
 	/* The link comes back for the server's end of the story. */
 	FT_CHECK(command(CMD_UP) == 1, "client: the link is back");
