@@ -183,6 +183,7 @@ static void server(int fd)
 
 	ft_ia_open(ft_opts.ia_name, &ia);
 	default_signals();
+	ft_check_libs();
 	FT_DAT_OK(ft_listen(&ia, &l));
 	memset(&a, 0, sizeof(a));
 	memcpy(&a, ia.attr.ia_address_ptr, sizeof(a));

@@ -291,8 +291,9 @@ static void case_lost(struct ft_ep *ep, struct ft_mr *mr,
 	                 ev.event_number == DAT_CONNECTION_EVENT_BROKEN,
 	         "client: the lost link ends the connection BROKEN (%s)",
 	         ret == DAT_SUCCESS ? ft_event_desc(&ev) : ft_ret_str(ret));
-	ft_log("client: BROKEN %llu ms after the link went down (bound %ld "
-	       "ms)",
+	ft_log("client: %s %llu ms after the link went down (bound %ld ms)",
+	       ret == DAT_SUCCESS ? ft_event_str(ev.event_number)
+	                          : "no connection event",
 	       (unsigned long long)ms, bound_ms);
 	FT_CHECK(ret == DAT_SUCCESS && (long)ms <= bound_ms + 1000,
 	         "client: within the bound: %llu ms <= %ld + 1000 ms",
