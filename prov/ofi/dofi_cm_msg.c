@@ -1292,10 +1292,15 @@ static void dofi_gate_forward(dofi_gate_t *g, dofi_gate_conn_t *c)
 				dofi_gate_drop(g, c, "listener refused");
 				return;
 			}
+			struct epoll_event pe = {.events = 0,
+			                         .data.ptr = &c->peer_end};
+
+			/* The peer waits (its fd would keep firing). */
 			c->connecting = 1;
 			ev.events = EPOLLOUT;
 			ev.data.ptr = &c->inner_end;
-			if (epoll_ctl(g->epfd, EPOLL_CTL_ADD, c->ifd, &ev))
+			if (epoll_ctl(g->epfd, EPOLL_CTL_ADD, c->ifd, &ev) ||
+			    epoll_ctl(g->epfd, EPOLL_CTL_MOD, c->pfd, &pe))
 				dofi_gate_drop(g, c, "epoll");
 			return;
 		}
@@ -1316,9 +1321,16 @@ static void dofi_gate_forward(dofi_gate_t *g, dofi_gate_conn_t *c)
 }
 
 /* The peer's bytes: its request, then SHUTDOWN headers only. */
-static void dofi_gate_peer_in(dofi_gate_t *g, dofi_gate_conn_t *c)
+static void dofi_gate_peer_in(dofi_gate_t *g, dofi_gate_conn_t *c,
+                              uint32_t events)
 {
-	while (!c->dead && !c->connecting) {
+	if (c->connecting) {
+		/* Only a hang-up or an error is reported meanwhile. */
+		if (events & (EPOLLHUP | EPOLLERR))
+			dofi_gate_drop(g, c, "ended early");
+		return;
+	}
+	while (!c->dead) {
 		ssize_t n = recv(c->pfd, c->buf + c->have, c->need - c->have,
 		                 MSG_DONTWAIT);
 
@@ -1373,9 +1385,13 @@ static void dofi_gate_inner_in(dofi_gate_t *g, dofi_gate_conn_t *c)
 		struct epoll_event ev = {.events = EPOLLIN,
 		                         .data.ptr = &c->inner_end};
 
+		struct epoll_event pe = {.events = EPOLLIN,
+		                         .data.ptr = &c->peer_end};
+
 		if (getsockopt(c->ifd, SOL_SOCKET, SO_ERROR, &err, &len) ||
 		    err != 0 ||
-		    epoll_ctl(g->epfd, EPOLL_CTL_MOD, c->ifd, &ev) != 0) {
+		    epoll_ctl(g->epfd, EPOLL_CTL_MOD, c->ifd, &ev) != 0 ||
+		    epoll_ctl(g->epfd, EPOLL_CTL_MOD, c->pfd, &pe) != 0) {
 			dofi_gate_drop(g, c, "listener refused");
 			return;
 		}
@@ -1405,8 +1421,18 @@ static void dofi_gate_accept(dofi_gate_t *g, dofi_gate_lis_t *l)
 		int fd = accept4(l->fd, NULL, NULL,
 		                 SOCK_NONBLOCK | SOCK_CLOEXEC);
 
-		if (fd < 0)
+		if (fd < 0) {
+			/* Out of descriptors, the listener stays readable:
+			 * do not spin on it. */
+			if (errno == EMFILE || errno == ENFILE) {
+				const struct timespec nap = {0, 10000000};
+
+				dof_info(DOFI_LOG, "gate: accept: %s",
+				         strerror(errno));
+				(void)nanosleep(&nap, NULL);
+			}
 			return;
+		}
 		c = g->pending < DOFI_GATE_PENDING ? calloc(1, sizeof(*c))
 		                                   : NULL;
 		if (c == NULL) {
@@ -1506,7 +1532,7 @@ static void *dofi_gate_thread(void *arg)
 			} else if (end->conn->dead) {
 				continue;
 			} else if (end->kind == DOFI_GATE_PEER) {
-				dofi_gate_peer_in(g, end->conn);
+				dofi_gate_peer_in(g, end->conn, evs[i].events);
 			} else {
 				dofi_gate_inner_in(g, end->conn);
 			}
