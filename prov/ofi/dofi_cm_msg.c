@@ -884,6 +884,8 @@ static void dofi_link_find(dofi_ep_t *ep, uint64_t now)
 		return;
 	dofi_link_scan(m, now);
 	key.peer = peer;
+	dof_debug(DOFI_LOG, "EP %p: link watch: EP port %u, peer port %u",
+	          (void *)ep, ntohs(me_addr.sin_port), ntohs(peer.sin_port));
 	s = bsearch(&key, m->link_socks, m->nlink_socks, sizeof(key),
 	            dofi_link_sock_cmp);
 	if (s == NULL)
@@ -906,6 +908,9 @@ static void dofi_link_find(dofi_ep_t *ep, uint64_t now)
 		if (me->nlink == DOFI_LINK_FDS)
 			break;
 		me->link[me->nlink++] = *s;
+		dof_debug(DOFI_LOG, "EP %p: link watch: fd %d, port %u to %u",
+		          (void *)ep, s->fd, ntohs(s->local.sin_port),
+		          ntohs(s->peer.sin_port));
 	}
 	dof_debug(DOFI_LOG, "EP %p: link watch: %d sockets", (void *)ep,
 	          me->nlink);
