@@ -40,6 +40,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <netinet/tcp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
@@ -136,6 +137,7 @@ typedef struct dofi_msg_ia {
 	/* sockets: listeners sit behind the gate (started at the first). */
 	int gated;
 	struct dofi_gate *gate;
+	uint16_t gate_port; /* the last inner port taken (dofi_gate_port) */
 	/* The link watch's bound (0: off), and its walk of the sockets. */
 	uint64_t link_ns;
 	struct dofi_link_sock *link_socks;
@@ -1598,6 +1600,40 @@ err:
 }
 
 /*
+ * A port for libfabric's listener behind the gate: above Linux's
+ * ephemeral range (ip_local_port_range), where neither connections nor
+ * the qualifiers applications pick from that range (dapltest's 43806 and
+ * up) land; 0 (any) when that range reaches 65535 or all are taken.
+ * A qualifier later wanted by a PSP could otherwise be held by an inner
+ * listener. ia->lock held.
+ */
+static uint16_t dofi_gate_port(dofi_ia_t *ia)
+{
+	dofi_msg_ia_t *m = dofi_msg_ia(ia);
+	unsigned lo = 32768, hi = 60999, n;
+	struct sockaddr_in a = ia->addr;
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+
+	if (f != NULL) {
+		if (fscanf(f, "%u %u", &lo, &hi) != 2)
+			hi = 60999;
+		fclose(f);
+	}
+	if (hi >= 65535)
+		return 0;
+	for (n = 0; n <= 65535 - (hi + 1); n++) {
+		uint16_t port =
+		        m->gate_port > hi + 1 ? m->gate_port - 1 : 65535;
+
+		m->gate_port = port;
+		a.sin_port = htons(port);
+		if (!dofi_msg_port_busy(&a))
+			return port;
+	}
+	return 0;
+}
+
+/*
  * Listen at addr (port 0: any; the port taken goes back in addr) for
  * libfabric's listener at inner. Returns the listener, or NULL with
  * *err set (EADDRINUSE: the port is taken). ia->lock held.
@@ -1788,7 +1824,8 @@ static dof_status_t dofi_msg_listen(dofi_sp_t *sp, DAT_CONN_QUAL *qual)
 		free(ms);
 		return DOF_ERR_NO_MEMORY;
 	}
-	addr.sin_port = gated ? 0 : htons(dofi_cm_port(*qual));
+	addr.sin_port =
+	        gated ? htons(dofi_gate_port(ia)) : htons(dofi_cm_port(*qual));
 	free(info->src_addr);
 	info->src_addr = malloc(sizeof(addr));
 	if (info->src_addr == NULL) {
