@@ -1154,7 +1154,7 @@ static void dofi_msg_ep_kicked(dofi_ep_t *ep)
  * listener. No option of the provider bounds any of it.
  *
  * So on sockets a PSP or RSP listens on its port with a socket of ours
- * (the gate), and libfabric's listener on an ephemeral port of the same
+ * (the gate), and libfabric's listener on another port of the same
  * address. The gate's thread reads each connection's first message with
  * a deadline, and forwards it only when it is one request as libfabric
  * sends it (type REQ, reserved bytes 0, an IP address, cm_data_sz up to
@@ -1164,7 +1164,7 @@ static void dofi_msg_ep_kicked(dofi_ep_t *ep)
  * closes both. Connections still sending their request are bounded in
  * number; beyond that new ones are closed at once.
  *
- * What stays open: the ephemeral port itself (found by a port scan), the
+ * What stays open: that other port itself (found by a port scan), the
  * data connections' ports, and an active side's socket to a server
  * (a hostile server kills a sockets client with the same bytes): see
  * dapl-ofi(7). DAPL_OFI_SOCKETS_GATE=0 turns the gate off.
@@ -1802,8 +1802,8 @@ static struct fid_pep *dofi_msg_parked_of(dofi_ia_t *ia, const struct fid *fid)
 
 /*
  * Listen on port qual (0: any); the bound port in *qual. ia->lock held.
- * Gated (sockets), libfabric listens on an ephemeral port and the gate on
- * the qualifier's.
+ * Gated (sockets), libfabric listens on another port (dofi_gate_port) and
+ * the gate on the qualifier's.
  */
 static dof_status_t dofi_msg_listen(dofi_sp_t *sp, DAT_CONN_QUAL *qual)
 {
