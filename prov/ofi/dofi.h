@@ -536,6 +536,9 @@ typedef struct dofi_traits {
 	 * Read while a Send before it waits for a receive).
 	 */
 	uint8_t late_order;
+	/* The fabric's listener trusts what connects to it (sockets): our
+	 * listeners go behind a gate (dofi_gate.c). */
+	uint8_t cm_gate;
 } dofi_traits_t;
 
 /* The row for a libfabric provider name (never NULL). */

@@ -33,6 +33,7 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .eq_keeps_closed = 1,
                 .accept_late = 1,
                 .ep_cnt_soft = 1,
+                .cm_gate = 1,
         },
         {
                 .prov = "verbs",
