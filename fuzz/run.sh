@@ -2,7 +2,7 @@
 # Build the libFuzzer targets with clang directly (no configure needed) and
 # run one or all of them.
 #
-#   fuzz/run.sh [cm_hdr|dat_conf|all] [libFuzzer options...]
+#   fuzz/run.sh [cm_hdr|dat_conf|instance|all] [libFuzzer options...]
 #   fuzz/run.sh cm_hdr -runs=10000000
 #   fuzz/run.sh dat_conf -max_total_time=300
 #   fuzz/run.sh all                        (60 s each when no limit is given)
@@ -20,9 +20,9 @@ target=${1:-all}
 [ $# -gt 0 ] && shift
 
 case "$target" in
-cm_hdr | dat_conf | all) ;;
+cm_hdr | dat_conf | instance | all) ;;
 *)
-	echo "usage: $0 [cm_hdr|dat_conf|all] [libFuzzer options...]" >&2
+	echo "usage: $0 [cm_hdr|dat_conf|instance|all] [libFuzzer options...]" >&2
 	exit 2
 	;;
 esac
@@ -44,6 +44,11 @@ build() { # target
 		"$cc" "${cflags[@]}" -I"$top/prov/ofi" \
 			"$top/fuzz/fuzz_cm_hdr.c" "$top/prov/ofi/dofi_cm_hdr.c" \
 			-o "$out/fuzz_cm_hdr"
+		;;
+	instance)
+		"$cc" "${cflags[@]}" -I"$top/prov/ofi" \
+			"$top/fuzz/fuzz_instance.c" "$top/prov/ofi/dofi_instance.c" \
+			-o "$out/fuzz_instance"
 		;;
 	dat_conf)
 		"$cc" "${cflags[@]}" -I"$top/dat" \
@@ -75,7 +80,7 @@ run() { # target, libFuzzer options...
 }
 
 targets=("$target")
-[ "$target" = all ] && targets=(cm_hdr dat_conf)
+[ "$target" = all ] && targets=(cm_hdr dat_conf instance)
 for t in "${targets[@]}"; do
 	build "$t"
 done

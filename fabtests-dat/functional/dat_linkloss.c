@@ -25,8 +25,10 @@
  *
  * Usage: dat_linkloss -D IA -s CTRL_ADDR -L IFNAME [-E PORT]     (server)
  *        dat_linkloss -D IA [-E PORT] CTRL_ADDR                   (client)
- * The bound is read from DAPL_OFI_LINK_TIMEOUT (milliseconds), which
- * both sides must have.
+ * The bound in milliseconds is read from DAT_LINKLOSS_BOUND, else
+ * DAPL_OFI_LINK_TIMEOUT: each side's IA must have that bound, by
+ * DAPL_OFI_LINK_TIMEOUT or link_timeout= in its dat.conf instance data
+ * (linkloss.sh gives the server the one and the client the other).
  */
 #include "config.h"
 
@@ -382,15 +384,18 @@ int main(int argc, char **argv)
 	        .usage = "  -L IFNAME the server's end of the data link, which "
 	                 "it sets down and up\n",
 	};
-	const char *b = getenv("DAPL_OFI_LINK_TIMEOUT");
+	const char *b = getenv("DAT_LINKLOSS_BOUND");
 
 	ft_init(argc, argv, "dat_linkloss",
 	        "a lost link ends a busy connection within the bound; a link "
 	        "back in time loses nothing",
 	        &extra);
+	if (b == NULL)
+		b = getenv("DAPL_OFI_LINK_TIMEOUT");
 	bound_ms = b != NULL ? strtol(b, NULL, 10) : 0;
 	if (bound_ms <= 0)
-		FT_FATAL("set DAPL_OFI_LINK_TIMEOUT (ms) for both sides");
+		FT_FATAL(
+		        "set DAT_LINKLOSS_BOUND or DAPL_OFI_LINK_TIMEOUT (ms)");
 	if (ft_is_client())
 		client();
 	else

@@ -7,7 +7,8 @@
 # .2, the link the server sets down and up), one the side channel
 # (10.231.1.1 and .2).  The addresses exist only inside those namespaces;
 # the host's namespace is not touched.  Each side gets a dat.conf naming
-# its address for the IA, and DAPL_OFI_LINK_TIMEOUT (default 3000 ms, -t).
+# its address for the IA, and the bound (default 3000 ms, -t): the server
+# by DAPL_OFI_LINK_TIMEOUT, the client by link_timeout= in its dat.conf.
 #
 # Usage: linkloss.sh -b BUILDDIR [-p BINDIR] -D IA [-t MS] [-E PORT] [-T SEC]
 # Exit: 0 pass, 61 not run (not root, or no unshare, nsenter or ip),
@@ -92,15 +93,19 @@ in_b ip link set llb up
 in_b ip link set lcb up
 set +e
 
-for side in a:10.231.0.1 b:10.231.0.2; do
-	printf '%s u2.0 nonthreadsafe default libdaplofi.so.2 dapl.2.0 "%s %s" ""\n' \
-		"$ia" "$prov" "${side#*:}" >"$tmp/dat.conf.${side%%:*}"
-done
+# The bound reaches the server (a) through DAPL_OFI_LINK_TIMEOUT and the
+# client (b), whose writes are outstanding, through link_timeout= in its
+# dat.conf instance data; DAT_LINKLOSS_BOUND tells dat_linkloss itself.
+printf '%s u2.0 nonthreadsafe default libdaplofi.so.2 dapl.2.0 "%s %s" ""\n' \
+	"$ia" "$prov" 10.231.0.1 >"$tmp/dat.conf.a"
+printf '%s u2.0 nonthreadsafe default libdaplofi.so.2 dapl.2.0 "%s %s link_timeout=%s" ""\n' \
+	"$ia" "$prov" 10.231.0.2 "$bound" >"$tmp/dat.conf.b"
 export LD_LIBRARY_PATH="$builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export DAPL_OFI_LINK_TIMEOUT=$bound
+export DAT_LINKLOSS_BOUND=$bound
+unset DAPL_OFI_LINK_TIMEOUT
 echo "# $ia: bound ${bound} ms; data link 10.231.0.1-10.231.0.2 (lla/llb)"
 
-in_a env DAT_OVERRIDE="$tmp/dat.conf.a" "$bin" -D "$ia" -s 10.231.1.1 \
+in_a env DAT_OVERRIDE="$tmp/dat.conf.a" DAPL_OFI_LINK_TIMEOUT="$bound" "$bin" -D "$ia" -s 10.231.1.1 \
 	-E "$port" -L lla -T "$wd" >"$tmp/server.log" 2>&1 &
 spid=$!
 pids+=("$spid")

@@ -58,6 +58,7 @@
 #include "dof/status.h"
 
 #include "dofi_cm_hdr.h" /* our CM private-data header */
+#include "dofi_instance.h"
 #include "dofi_map.h"
 #include "dofi_timer.h"
 
@@ -139,8 +140,8 @@ typedef struct dofi_obj {
 typedef struct dofi_prov {
 	DAT_PROVIDER table;
 	DAT_PROVIDER_INFO info;
-	char fi_prov[64];    /* libfabric provider, "" for any */
-	char fi_domain[128]; /* domain or netdev, "" for any */
+	/* Its dat.conf instance data (FI_PROVIDER overrides the provider). */
+	dofi_instance_t inst;
 	dofi_list_t link;
 } dofi_prov_t;
 

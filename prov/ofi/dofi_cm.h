@@ -139,10 +139,11 @@ void dofi_cm_up_link_lost(dofi_ep_t *ep);
 /* Something of ep's changed that needs a look at some time: schedule. */
 void dofi_cm_schedule(dofi_ep_t *ep);
 /*
- * The link watch's bound (DAPL_OFI_LINK_TIMEOUT, dofi_ia.c) in ns, 0 when
- * it is off.
+ * The link watch's bound in ns (dofi_ia.c): DAPL_OFI_LINK_TIMEOUT, else
+ * link_timeout= in the IA's instance data, else the default; 0 when it is
+ * off.
  */
-uint64_t dofi_ia_link_timeout_ns(void);
+uint64_t dofi_ia_link_timeout_ns(const dofi_ia_t *ia);
 /* The first PSP or RSP of ia that match(sp, arg) takes, or NULL. */
 dofi_sp_t *dofi_cm_sp_search(dofi_ia_t *ia,
                              int (*match)(const dofi_sp_t *, const void *),

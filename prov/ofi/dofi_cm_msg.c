@@ -1015,7 +1015,7 @@ static uint64_t dofi_link_check(dofi_ep_t *ep, uint64_t now)
 	}
 	dof_warn(DOFI_LOG,
 	         "EP %p: no answer from the peer for %llu ms with requests "
-	         "outstanding (DAPL_OFI_LINK_TIMEOUT): connection broken",
+	         "outstanding (the link timeout): connection broken",
 	         (void *)ep, (unsigned long long)(m->link_ns / 1000000ull));
 	me->link_next = 0;
 	dofi_cm_up_link_lost(ep);
@@ -1827,7 +1827,7 @@ static dof_status_t dofi_msg_ia_open(dofi_ia_t *ia)
 	if (ia->traits->prov != NULL &&
 	    (strcmp(ia->traits->prov, "tcp") == 0 ||
 	     strcmp(ia->traits->prov, "sockets") == 0))
-		m->link_ns = dofi_ia_link_timeout_ns();
+		m->link_ns = dofi_ia_link_timeout_ns(ia);
 	ia->cm = m;
 	return DOF_OK;
 }

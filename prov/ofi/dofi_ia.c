@@ -38,8 +38,8 @@ static struct fi_info *dofi_ia_hints(const dofi_prov_t *p)
 	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
 	                              FI_MR_ALLOCATED | FI_MR_PROV_KEY;
 	hints->domain_attr->threading = FI_THREAD_SAFE;
-	if (p->fi_prov[0] != '\0')
-		hints->fabric_attr->prov_name = strdup(p->fi_prov);
+	if (p->inst.fi_prov[0] != '\0')
+		hints->fabric_attr->prov_name = strdup(p->inst.fi_prov);
 	return hints;
 }
 
@@ -277,38 +277,36 @@ static dofi_progress_mode_t dofi_progress_mode(const char *fi_prov)
 /*
  * The link watch's bound (dofi_cm_msg.c, dapl-ofi(7)): how long a
  * connection with requests outstanding may go without a sign of life from
- * its peer before it ends BROKEN. DAPL_OFI_LINK_TIMEOUT in milliseconds,
- * or with a unit, "3s", "500ms"; 0 turns the watch off.
+ * its peer before it ends BROKEN. DAPL_OFI_LINK_TIMEOUT or link_timeout=
+ * in the instance data, in milliseconds or with a unit, "3s", "500ms"
+ * (dofi_duration_ms); 0 turns the watch off.
  */
 #define DOFI_LINK_TIMEOUT_MS 20000ull
 /* Below this, a retransmission or two could pass for a dead peer. */
 #define DOFI_LINK_TIMEOUT_MIN_MS 1000ull
 
-uint64_t dofi_ia_link_timeout_ns(void)
+uint64_t dofi_ia_link_timeout_ns(const dofi_ia_t *ia)
 {
 	const char *env = getenv("DAPL_OFI_LINK_TIMEOUT");
-	unsigned long long ms = DOFI_LINK_TIMEOUT_MS, v;
-	char *end;
+	uint64_t ms = ia->prov->inst.link_timeout_ms;
+	const char *from = "link_timeout= in the instance data";
 
-	if (env == NULL || *env == '\0')
-		return ms * 1000000ull;
-	errno = 0;
-	v = strtoull(env, &end, 10);
-	if (errno == 0 && end != env && strcmp(end, "s") == 0 &&
-	    v <= UINT32_MAX)
-		v *= 1000;
-	else if (errno != 0 || end == env ||
-	         (*end != '\0' && strcmp(end, "ms") != 0) || v > UINT32_MAX)
-		v = ULLONG_MAX;
-	if (v == ULLONG_MAX || (v != 0 && v < DOFI_LINK_TIMEOUT_MIN_MS)) {
-		dof_warn(
-		        DOFI_LOG,
-		        "DAPL_OFI_LINK_TIMEOUT='%s' is not 0 or %llu ms or "
-		        "more (a number of ms, or with s or ms); using %llu ms",
-		        env, DOFI_LINK_TIMEOUT_MIN_MS, ms);
-		v = ms;
+	if (env != NULL && *env != '\0') {
+		from = "DAPL_OFI_LINK_TIMEOUT";
+		if (dofi_duration_ms(env, &ms) != DOF_OK)
+			ms = 1; /* refused below */
 	}
-	return (uint64_t)v * 1000000ull;
+	if (ms == DOFI_INSTANCE_UNSET)
+		return DOFI_LINK_TIMEOUT_MS * 1000000ull;
+	if (ms != 0 && ms < DOFI_LINK_TIMEOUT_MIN_MS) {
+		dof_warn(DOFI_LOG,
+		         "IA '%s': %s is not 0 or %llu ms or more (a number of "
+		         "ms, or with s or ms); using %llu ms",
+		         ia->prov->info.ia_name, from, DOFI_LINK_TIMEOUT_MIN_MS,
+		         DOFI_LINK_TIMEOUT_MS);
+		ms = DOFI_LINK_TIMEOUT_MS;
+	}
+	return ms * 1000000ull;
 }
 
 /*
@@ -408,8 +406,8 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		dof_warn(DOFI_LOG,
 		         "IA '%s': no libfabric MSG fabric for provider '%s' "
 		         "domain '%s' (fi_getinfo: %s)",
-		         name, p->fi_prov[0] ? p->fi_prov : "(any)",
-		         p->fi_domain[0] ? p->fi_domain : "(any)",
+		         name, p->inst.fi_prov[0] ? p->inst.fi_prov : "(any)",
+		         p->inst.fi_domain[0] ? p->inst.fi_domain : "(any)",
 		         fi_strerror(-rc));
 		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
 		                 DAT_NAME_NOT_REGISTERED);
@@ -427,13 +425,13 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	pthread_mutex_init(&ia->lock, NULL);
 	for (i = 0; i < DOFI_OBJ_LAST; i++)
 		dofi_list_init(&ia->objs[i]);
-	ia->info = dofi_ia_pick(info, p->fi_domain);
+	ia->info = dofi_ia_pick(info, p->inst.fi_domain);
 	if (ia->info == NULL) {
 		dof_warn(DOFI_LOG,
 		         "IA '%s': libfabric provider '%s' has no domain, "
 		         "netdev or address '%s'",
-		         name, p->fi_prov[0] ? p->fi_prov : "(any)",
-		         p->fi_domain);
+		         name, p->inst.fi_prov[0] ? p->inst.fi_prov : "(any)",
+		         p->inst.fi_domain);
 		fi_freeinfo(info);
 		pthread_mutex_destroy(&ia->lock);
 		dofi_obj_free(ia);

@@ -541,18 +541,13 @@ static const DAT_PROVIDER dofi_table = {
 static void dofi_parse_instance(dofi_prov_t *p, const char *instance)
 {
 	const char *env = getenv("FI_PROVIDER");
-	char buf[256];
-	char *sp, *prov, *dom;
+	char why[128];
 
-	snprintf(buf, sizeof(buf), "%s", instance ? instance : "");
-	prov = strtok_r(buf, " \t", &sp);
-	dom = prov ? strtok_r(NULL, " \t", &sp) : NULL;
-	if (prov == NULL || strcmp(prov, "auto") == 0)
-		prov = "";
-	if (env != NULL && *env != '\0')
-		prov = (char *)env; /* the same dat.conf switches hardware */
-	snprintf(p->fi_prov, sizeof(p->fi_prov), "%s", prov);
-	snprintf(p->fi_domain, sizeof(p->fi_domain), "%s", dom ? dom : "");
+	if (dofi_instance_parse(instance, &p->inst, why, sizeof(why)) != DOF_OK)
+		dof_warn(DOFI_LOG, "IA '%s': instance data: %s",
+		         p->info.ia_name, why);
+	if (env != NULL && *env != '\0') /* the same dat.conf, other hardware */
+		snprintf(p->inst.fi_prov, sizeof(p->inst.fi_prov), "%s", env);
 }
 
 dofi_prov_t *dofi_prov_find(const char *ia_name)
@@ -611,8 +606,8 @@ void DAT_API dat_provider_init(const DAT_PROVIDER_INFO *info,
 		return;
 	}
 	dof_info(DOFI_LOG, "IA '%s': libfabric provider '%s', domain '%s'",
-	         info->ia_name, p->fi_prov[0] ? p->fi_prov : "(any)",
-	         p->fi_domain[0] ? p->fi_domain : "(any)");
+	         info->ia_name, p->inst.fi_prov[0] ? p->inst.fi_prov : "(any)",
+	         p->inst.fi_domain[0] ? p->inst.fi_domain : "(any)");
 }
 
 void DAT_API dat_provider_fini(const DAT_PROVIDER_INFO *info)
