@@ -4,7 +4,10 @@
  * The DAT 2.0 entry points of libdat2: IA handles are translated from the
  * consumer's small integers to the provider's pointers; every other handle
  * is a provider object whose first field is its DAT_PROVIDER table, and the
- * call goes straight through that table.
+ * call goes straight through that table once that word has been found among
+ * the tables of the open IAs (datr_handle_obj_table): NULL, small integers,
+ * misaligned values and readable memory that is no object are refused with
+ * DAT_INVALID_HANDLE; a pointer into unmapped memory still faults.
  */
 #include "config.h"
 
@@ -14,17 +17,7 @@
 #include "datr.h"
 #include "dof/log.h"
 
-static inline const DAT_PROVIDER *datr_prov(const void *handle)
-{
-	return *(const DAT_PROVIDER *const *)handle;
-}
-
-/* NULL, or an IA index where an object handle belongs. */
-static inline int datr_bad_obj(const void *handle)
-{
-	return handle == NULL || datr_handle_is_ia_index(handle);
-}
-
+/* Why an object handle was refused, logged; the DAT_INVALID_HANDLE code. */
 static DAT_RETURN datr_invalid(const char *func, const void *handle,
                                DAT_RETURN_SUBTYPE sub)
 {
@@ -40,10 +33,20 @@ static DAT_RETURN datr_invalid(const char *func, const void *handle,
 	else if (datr_handle_is_ia_index(handle))
 		dof_warn(DATR_LOG, "%s: IA handle %lu is not open", func,
 		         (unsigned long)(uintptr_t)handle);
-	else
+	else if (want_ia)
 		dof_warn(DATR_LOG,
 		         "%s: %p is not an IA handle (dat_ia_open returns a "
 		         "small integer)",
+		         func, handle);
+	else if (!datr_handle_obj_shaped(handle))
+		dof_warn(DATR_LOG,
+		         "%s: %p cannot be a DAT handle (misaligned or "
+		         "outside user space)",
+		         func, handle);
+	else
+		dof_warn(DATR_LOG,
+		         "%s: %p is not a DAT object handle: its first word "
+		         "is no open IA's provider table",
 		         func, handle);
 	return DAT_ERROR(DAT_INVALID_HANDLE, sub);
 }
@@ -56,15 +59,14 @@ static DAT_RETURN datr_missing(const char *func, const DAT_PROVIDER *prov)
 }
 
 /* Dispatch on an object handle. */
-#define DATR_OBJ_CALL(_h, _sub, _fn, ...)                            \
-	do {                                                         \
-		const DAT_PROVIDER *prov_;                           \
-		if (datr_bad_obj(_h))                                \
-			return datr_invalid(__func__, (_h), (_sub)); \
-		prov_ = datr_prov(_h);                               \
-		if (prov_->_fn == NULL)                              \
-			return datr_missing(__func__, prov_);        \
-		return prov_->_fn(__VA_ARGS__);                      \
+#define DATR_OBJ_CALL(_h, _sub, _fn, ...)                              \
+	do {                                                           \
+		const DAT_PROVIDER *prov_ = datr_handle_obj_table(_h); \
+		if (prov_ == NULL)                                     \
+			return datr_invalid(__func__, (_h), (_sub));   \
+		if (prov_->_fn == NULL)                                \
+			return datr_missing(__func__, prov_);          \
+		return prov_->_fn(__VA_ARGS__);                        \
 	} while (0)
 
 /* Dispatch on an IA handle, translated to the provider's pointer. */
@@ -87,11 +89,15 @@ static DAT_RETURN datr_missing(const char *func, const DAT_PROVIDER *prov)
 static const DAT_PROVIDER *datr_resolve(const char *func, DAT_HANDLE handle,
                                         DAT_HANDLE *raw)
 {
+	const DAT_PROVIDER *prov;
 	datr_ia_slot_t slot;
 
 	if (handle != NULL && !datr_handle_is_ia_index(handle)) {
+		prov = datr_handle_obj_table(handle);
+		if (prov == NULL)
+			(void)datr_invalid(func, handle, 0);
 		*raw = handle;
-		return datr_prov(handle);
+		return prov;
 	}
 	if (handle == NULL || datr_handle_lookup(handle, &slot) != DOF_OK) {
 		(void)datr_invalid(func, handle, DAT_INVALID_HANDLE_IA);

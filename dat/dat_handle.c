@@ -25,6 +25,64 @@ static struct {
         .lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
+const DAT_PROVIDER *_Atomic datr_tables[DATR_TABLES_MAX];
+
+/* Under the lock: whether an open IA other than slot skip has this table. */
+static int datr_table_in_use(const DAT_PROVIDER *table, size_t skip)
+{
+	size_t i;
+
+	for (i = 1; i < datr_handles.capacity; i++)
+		if (i != skip && datr_handles.slots[i].raw != NULL &&
+		    datr_handles.slots[i].provider == table)
+			return 1;
+	return 0;
+}
+
+/* Under the lock: list the table of a newly opened IA. */
+static void datr_table_add(const DAT_PROVIDER *table)
+{
+	unsigned i, free_slot = DATR_TABLES_MAX;
+
+	for (i = 0; i < DATR_TABLES_MAX; i++) {
+		const DAT_PROVIDER *t = atomic_load_explicit(
+		        &datr_tables[i], memory_order_relaxed);
+
+		if (t == table)
+			return;
+		if (t == NULL && free_slot == DATR_TABLES_MAX)
+			free_slot = i;
+	}
+	/* No free slot: datr_handle_table_open finds it under the lock. */
+	if (free_slot < DATR_TABLES_MAX)
+		atomic_store_explicit(&datr_tables[free_slot], table,
+		                      memory_order_release);
+}
+
+/* Under the lock: unlist the table of the last IA closed on it. */
+static void datr_table_drop(const DAT_PROVIDER *table, size_t idx)
+{
+	unsigned i;
+
+	if (datr_table_in_use(table, idx))
+		return;
+	for (i = 0; i < DATR_TABLES_MAX; i++)
+		if (atomic_load_explicit(&datr_tables[i],
+		                         memory_order_relaxed) == table)
+			atomic_store_explicit(&datr_tables[i], NULL,
+			                      memory_order_release);
+}
+
+int datr_handle_table_open(const DAT_PROVIDER *table)
+{
+	int open;
+
+	pthread_mutex_lock(&datr_handles.lock);
+	open = datr_table_in_use(table, 0);
+	pthread_mutex_unlock(&datr_handles.lock);
+	return open;
+}
+
 static dof_status_t datr_handle_grow(void)
 {
 	size_t cap = datr_handles.capacity ? datr_handles.capacity * 2 : 64;
@@ -73,6 +131,7 @@ dof_status_t datr_handle_alloc(const datr_ia_slot_t *slot, DAT_IA_HANDLE *out)
 		goto out;
 	}
 	datr_handles.slots[idx] = *slot;
+	datr_table_add(slot->provider);
 	datr_handles.cursor = idx;
 	datr_handles.used++;
 	*out = (DAT_IA_HANDLE)(uintptr_t)idx;
@@ -108,6 +167,7 @@ dof_status_t datr_handle_free(DAT_IA_HANDLE handle)
 	pthread_mutex_lock(&datr_handles.lock);
 	if (idx < datr_handles.capacity &&
 	    datr_handles.slots[idx].raw != NULL) {
+		datr_table_drop(datr_handles.slots[idx].provider, idx);
 		memset(&datr_handles.slots[idx], 0, sizeof(datr_ia_slot_t));
 		datr_handles.used--;
 		status = DOF_OK;

@@ -4,6 +4,7 @@
 #ifndef DATR_H
 #define DATR_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -114,6 +115,56 @@ typedef struct datr_ia_slot {
 static inline int datr_handle_is_ia_index(const void *handle)
 {
 	return handle != NULL && (uintptr_t)handle <= DATR_IA_HANDLE_MAX;
+}
+
+/*
+ * Whether a value can be an object handle at all: above the IA indices
+ * (so neither NULL nor a small integer), aligned like the pointer its
+ * first word is, and not in the top half of the address space, which no
+ * 64-bit kernel gives to user space. Nothing is read.
+ */
+static inline int datr_handle_obj_shaped(const void *handle)
+{
+	uintptr_t v = (uintptr_t)handle;
+
+	return v > DATR_IA_HANDLE_MAX &&
+	       (v & (_Alignof(const DAT_PROVIDER *) - 1)) == 0 &&
+	       (sizeof(v) < 8 || v >> (sizeof(v) * 8 - 1) == 0);
+}
+
+/*
+ * The provider tables of the open IAs, which an object handle's first
+ * word must be. Slots are written under the handle table's lock and read
+ * without one: a slot is set before the dat_ia_open that needs it
+ * returns, and cleared after the last IA of its table is closed. More
+ * distinct tables than slots fall back to datr_handle_table_open.
+ */
+#define DATR_TABLES_MAX 16
+extern const DAT_PROVIDER *_Atomic datr_tables[DATR_TABLES_MAX];
+
+/* Whether any open IA has this provider table (takes the lock). */
+int datr_handle_table_open(const DAT_PROVIDER *table);
+
+/*
+ * The provider table of an object handle, or NULL when the handle is not
+ * shaped like one or its first word is no open IA's table. Reads the
+ * handle's first word: a pointer into unmapped memory still faults.
+ */
+static inline const DAT_PROVIDER *datr_handle_obj_table(const void *handle)
+{
+	const DAT_PROVIDER *table;
+	unsigned i;
+
+	if (!datr_handle_obj_shaped(handle))
+		return NULL;
+	table = *(const DAT_PROVIDER *const *)handle;
+	if (table == NULL)
+		return NULL;
+	for (i = 0; i < DATR_TABLES_MAX; i++)
+		if (atomic_load_explicit(&datr_tables[i],
+		                         memory_order_acquire) == table)
+			return table;
+	return datr_handle_table_open(table) ? table : NULL;
 }
 
 dof_status_t datr_handle_alloc(const datr_ia_slot_t *slot, DAT_IA_HANDLE *out);
