@@ -628,11 +628,27 @@ void dofi_obj_free(void *obj);
 /* The object of that type behind a handle, or NULL (and a log line). */
 void *dofi_obj_get(const void *handle, dofi_obj_type_t type, const char *func);
 
+/*
+ * Whether a handle can point to an object at all, read nothing: not NULL
+ * nor a small integer (an IA handle of libdat2 is one), aligned, and not
+ * in the top half of the address space, which is never user memory on a
+ * 64-bit kernel. A handle that passes may be read; only a pointer into
+ * unmapped memory can still fault.
+ */
+#define DOFI_HANDLE_MIN 65536u
+static inline int dofi_handle_shaped(const void *handle)
+{
+	uintptr_t v = (uintptr_t)handle;
+
+	return v >= DOFI_HANDLE_MIN && (v & (_Alignof(dofi_obj_t) - 1)) == 0 &&
+	       (sizeof(v) < 8 || v >> (sizeof(v) * 8 - 1) == 0);
+}
+
 static inline void *dofi_obj_fast(const void *handle, dofi_obj_type_t type)
 {
 	const dofi_obj_t *o = handle;
 
-	if (o == NULL ||
+	if (!dofi_handle_shaped(o) ||
 	    atomic_load_explicit(&o->magic, memory_order_relaxed) !=
 	            DOFI_MAGIC_LIVE ||
 	    o->type != type)

@@ -287,6 +287,16 @@ static void dofi_graves_release(void)
 	pthread_mutex_unlock(&dofi_grave_lock);
 }
 
+/* "n" before the type names read with a vowel sound: "an EP handle". */
+static const char *dofi_type_article(dofi_obj_type_t type)
+{
+	return type == DOFI_OBJ_IA || type == DOFI_OBJ_EP ||
+	                       type == DOFI_OBJ_EVD || type == DOFI_OBJ_LMR ||
+	                       type == DOFI_OBJ_RMR
+	               ? "n"
+	               : "";
+}
+
 void *dofi_obj_get(const void *handle, dofi_obj_type_t type, const char *func)
 {
 	const dofi_obj_t *o = handle;
@@ -294,6 +304,14 @@ void *dofi_obj_get(const void *handle, dofi_obj_type_t type, const char *func)
 
 	if (o == NULL) {
 		dof_warn(DOFI_LOG, "%s: NULL %s handle", func,
+		         dofi_type_names[type]);
+		return NULL;
+	}
+	if (!dofi_handle_shaped(o)) {
+		dof_warn(DOFI_LOG,
+		         "%s: %p cannot be a%s %s handle (a small integer, "
+		         "misaligned or outside user space)",
+		         func, handle, dofi_type_article(type),
 		         dofi_type_names[type]);
 		return NULL;
 	}
@@ -307,13 +325,7 @@ void *dofi_obj_get(const void *handle, dofi_obj_type_t type, const char *func)
 	}
 	if (magic != DOFI_MAGIC_LIVE || o->type != type) {
 		dof_warn(DOFI_LOG, "%s: %p is not a%s %s handle", func, handle,
-		         type == DOFI_OBJ_IA || type == DOFI_OBJ_EP ||
-		                         type == DOFI_OBJ_EVD ||
-		                         type == DOFI_OBJ_LMR ||
-		                         type == DOFI_OBJ_RMR
-		                 ? "n"
-		                 : "",
-		         dofi_type_names[type]);
+		         dofi_type_article(type), dofi_type_names[type]);
 		return NULL;
 	}
 	return (void *)o;
@@ -337,8 +349,9 @@ static dofi_obj_t *dofi_any_get(DAT_HANDLE handle, const char *func)
 {
 	dofi_obj_t *o = handle;
 
-	if (o == NULL || atomic_load(&o->magic) != DOFI_MAGIC_LIVE ||
-	    o->type <= 0 || o->type >= DOFI_OBJ_LAST) {
+	if (!dofi_handle_shaped(o) ||
+	    atomic_load(&o->magic) != DOFI_MAGIC_LIVE || o->type <= 0 ||
+	    o->type >= DOFI_OBJ_LAST) {
 		dof_warn(DOFI_LOG, "%s: %p is not a live DAT object", func,
 		         handle);
 		return NULL;
@@ -403,10 +416,18 @@ static DAT_RETURN dofi_srq_unsupported(const char *func)
 	return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
 }
 
-static DAT_RETURN dofi_srq_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
+static DAT_RETURN dofi_srq_create(DAT_IA_HANDLE ia_h, DAT_PZ_HANDLE pz_h,
                                   DAT_SRQ_ATTR *attr, DAT_SRQ_HANDLE *srq)
 {
-	(void)ia, (void)pz, (void)attr, (void)srq;
+	dofi_ia_t *ia = dofi_obj_get(ia_h, DOFI_OBJ_IA, "dat_srq_create");
+	dofi_obj_t *pz;
+
+	(void)attr, (void)srq;
+	if (ia == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	pz = dofi_obj_get(pz_h, DOFI_OBJ_PZ, "dat_srq_create");
+	if (pz == NULL || pz->ia != ia)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 	return dofi_srq_unsupported(__func__);
 }
 
