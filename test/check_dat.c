@@ -16,6 +16,7 @@ int main(void)
 	int failed;
 
 	srunner_add_suite(sr, check_registry_suite());
+	srunner_add_suite(sr, check_handles_suite());
 	srunner_add_suite(sr, check_prov_map_suite());
 	srunner_add_suite(sr, check_prov_timer_suite());
 	srunner_add_suite(sr, check_prov_cm_hdr_suite());

@@ -11,6 +11,7 @@
 /* test/check_dat */
 Suite *check_conf_suite(void);
 Suite *check_registry_suite(void);
+Suite *check_handles_suite(void);
 Suite *check_prov_map_suite(void);
 Suite *check_prov_timer_suite(void);
 Suite *check_prov_cm_hdr_suite(void);
