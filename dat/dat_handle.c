@@ -39,8 +39,12 @@ static int datr_table_in_use(const DAT_PROVIDER *table, size_t skip)
 	return 0;
 }
 
-/* Under the lock: list the table of a newly opened IA. */
-static void datr_table_add(const DAT_PROVIDER *table)
+/*
+ * Under the lock: list the table of a newly opened IA; DOF_ERR_NO_MEMORY
+ * when DATR_TABLES_MAX others are listed. A NULL slot 0 is always filled
+ * first: it is the one datr_handle_obj_table checks first.
+ */
+static dof_status_t datr_table_add(const DAT_PROVIDER *table)
 {
 	unsigned i, free_slot = DATR_TABLES_MAX;
 
@@ -49,17 +53,33 @@ static void datr_table_add(const DAT_PROVIDER *table)
 		        &datr_tables[i], memory_order_relaxed);
 
 		if (t == table)
-			return;
+			return DOF_OK;
 		if (t == NULL && free_slot == DATR_TABLES_MAX)
 			free_slot = i;
 	}
-	/* No free slot: datr_handle_table_open finds it under the lock. */
-	if (free_slot < DATR_TABLES_MAX)
-		atomic_store_explicit(&datr_tables[free_slot], table,
-		                      memory_order_release);
+	/* The copy of slot 0's table that datr_table_drop left may go. */
+	for (i = 1; i < DATR_TABLES_MAX && free_slot == DATR_TABLES_MAX; i++)
+		if (atomic_load_explicit(&datr_tables[i],
+		                         memory_order_relaxed) ==
+		    atomic_load_explicit(&datr_tables[0], memory_order_relaxed))
+			free_slot = i;
+	if (free_slot == DATR_TABLES_MAX) {
+		dof_warn(DATR_LOG,
+		         "IAs of %u provider tables (IA names) are open "
+		         "already; close one first",
+		         DATR_TABLES_MAX);
+		return DOF_ERR_NO_MEMORY;
+	}
+	atomic_store_explicit(&datr_tables[free_slot], table,
+	                      memory_order_release);
+	return DOF_OK;
 }
 
-/* Under the lock: unlist the table of the last IA closed on it. */
+/*
+ * Under the lock: unlist the table of the last IA closed on it. When that
+ * empties slot 0, another listed table is copied there (and stays in its
+ * own slot too, so a reader never misses it).
+ */
 static void datr_table_drop(const DAT_PROVIDER *table, size_t idx)
 {
 	unsigned i;
@@ -71,16 +91,19 @@ static void datr_table_drop(const DAT_PROVIDER *table, size_t idx)
 		                         memory_order_relaxed) == table)
 			atomic_store_explicit(&datr_tables[i], NULL,
 			                      memory_order_release);
-}
+	for (i = 1; i < DATR_TABLES_MAX &&
+	            atomic_load_explicit(&datr_tables[0],
+	                                 memory_order_relaxed) == NULL;
+	     i++) {
+		const DAT_PROVIDER *t = atomic_load_explicit(
+		        &datr_tables[i], memory_order_relaxed);
 
-int datr_handle_table_open(const DAT_PROVIDER *table)
-{
-	int open;
-
-	pthread_mutex_lock(&datr_handles.lock);
-	open = datr_table_in_use(table, 0);
-	pthread_mutex_unlock(&datr_handles.lock);
-	return open;
+		if (t != NULL) {
+			atomic_store_explicit(&datr_tables[0], t,
+			                      memory_order_release);
+			break;
+		}
+	}
 }
 
 static dof_status_t datr_handle_grow(void)
@@ -130,8 +153,11 @@ dof_status_t datr_handle_alloc(const datr_ia_slot_t *slot, DAT_IA_HANDLE *out)
 		status = DOF_ERR_NO_MEMORY;
 		goto out;
 	}
+	if (datr_table_add(slot->provider) != DOF_OK) {
+		status = DOF_ERR_NO_MEMORY;
+		goto out;
+	}
 	datr_handles.slots[idx] = *slot;
-	datr_table_add(slot->provider);
 	datr_handles.cursor = idx;
 	datr_handles.used++;
 	*out = (DAT_IA_HANDLE)(uintptr_t)idx;

@@ -135,20 +135,20 @@ static inline int datr_handle_obj_shaped(const void *handle)
 /*
  * The provider tables of the open IAs, which an object handle's first
  * word must be. Slots are written under the handle table's lock and read
- * without one: a slot is set before the dat_ia_open that needs it
- * returns, and cleared after the last IA of its table is closed. More
- * distinct tables than slots fall back to datr_handle_table_open.
+ * without one: a table is listed before the dat_ia_open that needs it
+ * returns, and unlisted after the last IA on it is closed. At most
+ * DATR_TABLES_MAX distinct tables (IA names, with our provider) can have
+ * IAs open at once; dat_ia_open refuses one more.
  */
 #define DATR_TABLES_MAX 16
 extern const DAT_PROVIDER *_Atomic datr_tables[DATR_TABLES_MAX];
 
-/* Whether any open IA has this provider table (takes the lock). */
-int datr_handle_table_open(const DAT_PROVIDER *table);
-
 /*
  * The provider table of an object handle, or NULL when the handle is not
  * shaped like one or its first word is no open IA's table. Reads the
- * handle's first word: a pointer into unmapped memory still faults.
+ * handle's first word: a pointer into unmapped memory still faults. With
+ * one IA name in use, three compares, two loads and one more compare;
+ * never a call, a lock or a store.
  */
 static inline const DAT_PROVIDER *datr_handle_obj_table(const void *handle)
 {
@@ -158,13 +158,16 @@ static inline const DAT_PROVIDER *datr_handle_obj_table(const void *handle)
 	if (!datr_handle_obj_shaped(handle))
 		return NULL;
 	table = *(const DAT_PROVIDER *const *)handle;
-	if (table == NULL)
-		return NULL;
-	for (i = 0; i < DATR_TABLES_MAX; i++)
-		if (atomic_load_explicit(&datr_tables[i],
-		                         memory_order_acquire) == table)
+	if (__builtin_expect(table ==
+	                             atomic_load_explicit(&datr_tables[0],
+	                                                  memory_order_acquire),
+	                     1))
+		return table;
+	for (i = 1; i < DATR_TABLES_MAX; i++)
+		if (table ==
+		    atomic_load_explicit(&datr_tables[i], memory_order_acquire))
 			return table;
-	return datr_handle_table_open(table) ? table : NULL;
+	return NULL;
 }
 
 dof_status_t datr_handle_alloc(const datr_ia_slot_t *slot, DAT_IA_HANDLE *out);
