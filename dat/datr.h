@@ -118,18 +118,33 @@ static inline int datr_handle_is_ia_index(const void *handle)
 }
 
 /*
+ * The address bit that is set in every kernel address and clear in every
+ * user one: bit 63 on x86-64 (with LAM too), bit 55 on AArch64 (whose top
+ * byte may hold a tag). Elsewhere the check is left out.
+ */
+#if defined(__x86_64__)
+#define DATR_KERNEL_BIT 63
+#elif defined(__aarch64__)
+#define DATR_KERNEL_BIT 55
+#endif
+
+/*
  * Whether a value can be an object handle at all: above the IA indices
  * (so neither NULL nor a small integer), aligned like the pointer its
- * first word is, and not in the top half of the address space, which no
- * 64-bit kernel gives to user space. Nothing is read.
+ * first word is, and not a kernel address. Nothing is read.
  */
 static inline int datr_handle_obj_shaped(const void *handle)
 {
 	uintptr_t v = (uintptr_t)handle;
 
-	return v > DATR_IA_HANDLE_MAX &&
-	       (v & (_Alignof(const DAT_PROVIDER *) - 1)) == 0 &&
-	       (sizeof(v) < 8 || v >> (sizeof(v) * 8 - 1) == 0);
+	if (v <= DATR_IA_HANDLE_MAX ||
+	    (v & (_Alignof(const DAT_PROVIDER *) - 1)) != 0)
+		return 0;
+#ifdef DATR_KERNEL_BIT
+	if ((v >> DATR_KERNEL_BIT) & 1)
+		return 0;
+#endif
+	return 1;
 }
 
 /*

@@ -630,18 +630,28 @@ void *dofi_obj_get(const void *handle, dofi_obj_type_t type, const char *func);
 
 /*
  * Whether a handle can point to an object at all, read nothing: not NULL
- * nor a small integer (an IA handle of libdat2 is one), aligned, and not
- * in the top half of the address space, which is never user memory on a
- * 64-bit kernel. A handle that passes may be read; only a pointer into
- * unmapped memory can still fault.
+ * nor a small integer (an IA handle of libdat2 is one), aligned, and not a
+ * kernel address (bit 63 set on x86-64, bit 55 on AArch64, where the top
+ * byte may hold a tag). A handle that passes may be read; only a pointer
+ * into unmapped memory can still fault.
  */
+#if defined(__x86_64__)
+#define DOFI_KERNEL_BIT 63
+#elif defined(__aarch64__)
+#define DOFI_KERNEL_BIT 55
+#endif
 #define DOFI_HANDLE_MIN 65536u
 static inline int dofi_handle_shaped(const void *handle)
 {
 	uintptr_t v = (uintptr_t)handle;
 
-	return v >= DOFI_HANDLE_MIN && (v & (_Alignof(dofi_obj_t) - 1)) == 0 &&
-	       (sizeof(v) < 8 || v >> (sizeof(v) * 8 - 1) == 0);
+	if (v < DOFI_HANDLE_MIN || (v & (_Alignof(dofi_obj_t) - 1)) != 0)
+		return 0;
+#ifdef DOFI_KERNEL_BIT
+	if ((v >> DOFI_KERNEL_BIT) & 1)
+		return 0;
+#endif
+	return 1;
 }
 
 static inline void *dofi_obj_fast(const void *handle, dofi_obj_type_t type)
