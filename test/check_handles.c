@@ -30,6 +30,17 @@
 
 #include "check_tests.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define CHECK_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CHECK_UNDER_ASAN 1
+#endif
+#endif
+#ifndef CHECK_UNDER_ASAN
+#define CHECK_UNDER_ASAN 0
+#endif
+
 static char conf_path[] = "/tmp/dat-handles-test.XXXXXX";
 
 static void handles_setup(void)
@@ -290,14 +301,21 @@ START_TEST(handles_every_call_refuses_junk)
 		        {"(void *)-8", (DAT_HANDLE)(intptr_t)-8},
 		        {"256 random bytes", junk},
 		        {"a closed IA", closed},
-		        {"a freed PZ", freed_pz},
 		        {"a live PZ", pz},
+		        /*
+		         * The fake provider gives a freed PZ back to malloc:
+		         * reading its first word is what AddressSanitizer
+		         * reports (dapl-ofi keeps freed objects instead).
+		         */
+		        {CHECK_UNDER_ASAN ? NULL : "a freed PZ", freed_pz},
 		};
 
 		for (b = 0; b < sizeof(bads) / sizeof(bads[0]); b++) {
 			DAT_RETURN ret = 0;
 			DAT_HANDLE h = bads[b].h;
 
+			if (bads[b].what == NULL)
+				continue;
 			/* Valid where this call takes it. */
 			if (h == ia && c->kind != K_OBJ)
 				continue;
@@ -325,7 +343,7 @@ START_TEST(handles_every_call_refuses_junk)
 	        calls, crashes, wrong);
 	ck_assert_int_eq(crashes, 0);
 	ck_assert_int_eq(wrong, 0);
-	ck_assert_int_ge(calls, 69 * 8);
+	ck_assert_int_ge(calls, 69 * 9);
 
 	/* The children did nothing to the live objects. */
 	ck_assert_uint_eq(dat_pz_free(pz), DAT_SUCCESS);
