@@ -5,9 +5,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "datr.h"
@@ -330,39 +332,153 @@ static dof_status_t datr_conf_append(datr_conf_t *conf,
 	return DOF_OK;
 }
 
-dof_status_t datr_conf_load_file(datr_conf_t *conf, const char *path)
+/*
+ * Open path for reading only if it is a regular file. stat() first, so a
+ * device or FIFO is never opened at all; then open without blocking (a
+ * FIFO swapped in meanwhile has no writer to wait for) and check again on
+ * the descriptor, which is what is read. Symbolic links are followed.
+ */
+static dof_status_t datr_conf_open(const char *path, FILE **out)
 {
-	dof_status_t status = DOF_OK;
-	datr_conf_entry_t entry;
-	unsigned line = 0;
-	size_t cap = 0;
-	char *text = NULL;
+	struct stat st;
 	FILE *fp;
+	int fd;
 
-	fp = fopen(path, "r");
-	if (fp == NULL) {
+	if (stat(path, &st) != 0) {
 		dof_warn(DATR_LOG, "cannot read %s: %s", path, strerror(errno));
 		return DOF_ERR_IO;
 	}
-	free(conf->path);
-	conf->path = strdup(path);
-	if (conf->path == NULL) {
+	if (!S_ISREG(st.st_mode))
+		goto err_type;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		dof_warn(DATR_LOG, "cannot read %s: %s", path, strerror(errno));
+		return DOF_ERR_IO;
+	}
+	if (fstat(fd, &st) != 0) {
+		dof_warn(DATR_LOG, "cannot read %s: %s", path, strerror(errno));
+		close(fd);
+		return DOF_ERR_IO;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		goto err_type;
+	}
+	if (st.st_size > DATR_CONF_SIZE_MAX) {
+		dof_warn(DATR_LOG,
+		         "%s is refused: %lld bytes, larger than %d; "
+		         "built-in entries only",
+		         path, (long long)st.st_size, DATR_CONF_SIZE_MAX);
+		close(fd);
+		return DOF_ERR_INVALID_PARAM;
+	}
+	fp = fdopen(fd, "r");
+	if (fp == NULL) {
+		dof_warn(DATR_LOG, "cannot read %s: %s", path, strerror(errno));
+		close(fd);
+		return errno == ENOMEM ? DOF_ERR_NO_MEMORY : DOF_ERR_IO;
+	}
+	*out = fp;
+	return DOF_OK;
+
+err_type:
+	dof_warn(DATR_LOG,
+	         "%s is refused: not a regular file (%s); built-in entries "
+	         "only",
+	         path,
+	         S_ISDIR(st.st_mode)    ? "a directory"
+	         : S_ISFIFO(st.st_mode) ? "a FIFO"
+	         : S_ISCHR(st.st_mode)  ? "a character device"
+	         : S_ISBLK(st.st_mode)  ? "a block device"
+	         : S_ISSOCK(st.st_mode) ? "a socket"
+	                                : "of an unknown type");
+	return DOF_ERR_INVALID_PARAM;
+}
+
+/*
+ * Read one line into buf (DATR_LINE_MAX + 1 bytes), newline included, and
+ * NUL-terminate it. *len is the line's full length, which may be more than
+ * was kept; *total counts every byte read from the file. Returns 0 with
+ * *len == 0 at the end of the file, -1 on a read error, 1 when the file
+ * passes DATR_CONF_SIZE_MAX (it grew after fstat, or reports no size).
+ */
+static int datr_conf_read_line(FILE *fp, char *buf, size_t *len, size_t *total)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(fp)) != EOF) {
+		if (++*total > DATR_CONF_SIZE_MAX)
+			return 1;
+		if (n < DATR_LINE_MAX)
+			buf[n] = (char)c;
+		n++;
+		if (c == '\n')
+			break;
+	}
+	if (ferror(fp))
+		return -1;
+	buf[n < DATR_LINE_MAX ? n : DATR_LINE_MAX] = '\0';
+	*len = n;
+	return 0;
+}
+
+dof_status_t datr_conf_load_file(datr_conf_t *conf, const char *path)
+{
+	size_t first = conf->count, total = 0;
+	dof_status_t status = DOF_OK;
+	datr_conf_entry_t entry;
+	unsigned line = 0;
+	char *text, *copy;
+	FILE *fp;
+
+	status = datr_conf_open(path, &fp);
+	if (status != DOF_OK)
+		return status;
+	text = malloc(DATR_LINE_MAX + 1);
+	copy = strdup(path);
+	if (text == NULL || copy == NULL) {
 		status = DOF_ERR_NO_MEMORY;
 		goto out;
 	}
-	while (getline(&text, &cap, fp) >= 0) {
+	for (;;) {
 		dof_status_t rc;
+		size_t len;
+		int rd = datr_conf_read_line(fp, text, &len, &total);
 
+		if (rd < 0) {
+			dof_warn(DATR_LOG, "%s:%u: read error: %s", path,
+			         line + 1, strerror(errno));
+			status = DOF_ERR_IO;
+			break;
+		}
+		if (rd > 0) {
+			dof_warn(DATR_LOG,
+			         "%s is refused: larger than %d bytes; "
+			         "built-in entries only",
+			         path, DATR_CONF_SIZE_MAX);
+			status = DOF_ERR_INVALID_PARAM;
+			break;
+		}
+		if (len == 0)
+			break;
 		line++;
-		rc = datr_conf_parse_line(text, conf->path, line, &entry);
+		if (len > DATR_LINE_MAX) {
+			dof_warn(DATR_LOG,
+			         "%s:%u: line of %zu bytes, longer than %d; "
+			         "entry skipped",
+			         path, line, len, DATR_LINE_MAX);
+			continue;
+		}
+		rc = datr_conf_parse_line(text, copy, line, &entry);
 		if (rc == DOF_ERR_NO_MEMORY) {
 			status = rc;
 			break;
 		}
 		if (rc != DOF_OK)
 			continue;
-		dof_info(DATR_LOG, "%s:%u: IA '%s' -> %s \"%s\"", conf->path,
-		         line, entry.ia_name, entry.lib_path, entry.ia_params);
+		dof_info(DATR_LOG, "%s:%u: IA '%s' -> %s \"%s\"", copy, line,
+		         entry.ia_name, entry.lib_path, entry.ia_params);
 		rc = datr_conf_append(conf, &entry);
 		if (rc != DOF_OK) {
 			datr_conf_entry_cleanup(&entry);
@@ -370,7 +486,17 @@ dof_status_t datr_conf_load_file(datr_conf_t *conf, const char *path)
 			break;
 		}
 	}
+	if (status == DOF_OK) {
+		free(conf->path);
+		conf->path = copy;
+		copy = NULL;
+	} else {
+		/* All of the file or none of it. */
+		while (conf->count > first)
+			datr_conf_entry_cleanup(&conf->entries[--conf->count]);
+	}
 out:
+	free(copy);
 	free(text);
 	fclose(fp);
 	return status;

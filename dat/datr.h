@@ -20,6 +20,19 @@
 /* Longest accepted dat.conf field other than the IA name. */
 #define DATR_FIELD_MAX 4096
 
+/*
+ * dat.conf limits (dat.conf(5), LIMITS): a larger file is refused as a
+ * whole; a longer line (its newline included) is skipped. The line limit
+ * is above the longest entry the field limits allow, every field quoted.
+ * A build may lower them (the fuzz target does, to reach both paths).
+ */
+#ifndef DATR_CONF_SIZE_MAX
+#define DATR_CONF_SIZE_MAX (1024 * 1024)
+#endif
+#ifndef DATR_LINE_MAX
+#define DATR_LINE_MAX (32 * 1024)
+#endif
+
 /* IA handles are 1..DATR_IA_HANDLE_MAX; no user pointer is that small. */
 #define DATR_IA_HANDLE_MAX 65535u
 
@@ -61,7 +74,12 @@ typedef struct datr_conf {
 dof_status_t datr_conf_parse_line(const char *text, const char *file,
                                   unsigned line, datr_conf_entry_t *entry);
 
-/* Append every valid entry of a file. DOF_ERR_IO if it cannot be read. */
+/*
+ * Append every valid entry of a file. DOF_ERR_IO if it cannot be opened or
+ * read; DOF_ERR_INVALID_PARAM, with a warning, if it is refused as a whole
+ * (not a regular file, or larger than DATR_CONF_SIZE_MAX): then nothing
+ * is appended and conf->path is left alone.
+ */
 dof_status_t datr_conf_load_file(datr_conf_t *conf, const char *path);
 
 /* Append the built-in entries of our provider (after the file's). */
