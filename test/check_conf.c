@@ -3,9 +3,11 @@
 /* dat.conf parser: the grammar's edge cases, the lookup order, built-ins. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check_tests.h"
@@ -265,8 +267,8 @@ END_TEST
 
 START_TEST(conf_huge_line)
 {
-	/* A 1 MiB line: refused with a warning, the next line still read. */
-	size_t big = 1 << 20;
+	/* A 512 KiB line: skipped with a warning, the next line still read. */
+	size_t big = 512 * 1024;
 	char *text = malloc(big + 200);
 	datr_conf_t conf = {0};
 	char *path;
@@ -284,6 +286,218 @@ START_TEST(conf_huge_line)
 	unlink(path);
 	free(path);
 	free(text);
+}
+END_TEST
+
+/*
+ * The limits dat.conf(5) documents: a file of at most 1 MiB, a line of at
+ * most 32 KiB with its newline. Written out here so a change of either
+ * has to change this test and the page together.
+ */
+#define CONF_SIZE_MAX (1024 * 1024)
+#define CONF_LINE_MAX (32 * 1024)
+
+static const char conf_ok_line[] =
+        "ok u2.0 threadsafe default l.so d.2.0 \"\" \"\"\n";
+
+/*
+ * Load path with stderr sent to a file; the log lines come back in log
+ * (malloc'd). Each limits test also runs under the case's timeout.
+ */
+static dof_status_t load_logged(datr_conf_t *conf, const char *path, char **log)
+{
+	char tmpl[] = "/tmp/dat-conf-log.XXXXXX";
+	dof_status_t st;
+	int fd, saved;
+	off_t len;
+
+	fd = mkstemp(tmpl);
+	ck_assert_int_ge(fd, 0);
+	unlink(tmpl);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	ck_assert_int_ge(saved, 0);
+	ck_assert_int_ge(dup2(fd, STDERR_FILENO), 0);
+	st = datr_conf_load_file(conf, path);
+	fflush(stderr);
+	ck_assert_int_ge(dup2(saved, STDERR_FILENO), 0);
+	close(saved);
+	len = lseek(fd, 0, SEEK_END);
+	ck_assert_int_ge(len, 0);
+	*log = calloc(1, (size_t)len + 1);
+	ck_assert_ptr_nonnull(*log);
+	ck_assert_int_eq(pread(fd, *log, (size_t)len, 0), len);
+	close(fd);
+	return st;
+}
+
+/* The case's timeout needs Check's fork mode; this also holds without. */
+static void limits_setup(void)
+{
+	alarm(20);
+}
+
+static void limits_teardown(void)
+{
+	alarm(0);
+}
+
+/* path is refused as a whole, nothing added, with a warning holding why. */
+static void assert_refused(const char *path, const char *why)
+{
+	datr_conf_t conf = {0};
+	char *log;
+
+	ck_assert_int_eq(load_logged(&conf, path, &log), DOF_ERR_INVALID_PARAM);
+	ck_assert_uint_eq(conf.count, 0);
+	ck_assert_ptr_null(conf.path);
+	ck_assert_msg(strstr(log, "warning") && strstr(log, path) &&
+	                      strstr(log, why),
+	              "log for %s lacks '%s': %s", path, why, log);
+	free(log);
+	datr_conf_cleanup(&conf);
+}
+
+START_TEST(conf_refuse_fifo)
+{
+	char dir[] = "/tmp/dat-conf-fifo.XXXXXX";
+	char path[64];
+
+	/* No writer: a blocking open would wait for ever. */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/dat.conf", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	assert_refused(path, "not a regular file");
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(conf_refuse_directory)
+{
+	char dir[] = "/tmp/dat-conf-dir.XXXXXX";
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	assert_refused(dir, "not a regular file");
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(conf_refuse_dev_zero)
+{
+	/* Endless, without a newline: one line that never ends. */
+	assert_refused("/dev/zero", "not a regular file");
+}
+END_TEST
+
+START_TEST(conf_refuse_dev_urandom)
+{
+	/* Endless, with a newline every 256 bytes or so. */
+	assert_refused("/dev/urandom", "not a regular file");
+}
+END_TEST
+
+/* A file of size bytes: comment lines, then conf_ok_line at its end. */
+static char *write_sized_conf(size_t size)
+{
+	size_t ok = strlen(conf_ok_line), at = 0;
+	char *text = malloc(size + 1);
+	char *path;
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_uint_ge(size, ok);
+	while (at < size - ok) {
+		size_t n = size - ok - at < 80 ? size - ok - at : 80;
+
+		memset(text + at, '#', n);
+		text[at + n - 1] = '\n';
+		at += n;
+	}
+	memcpy(text + at, conf_ok_line, ok + 1);
+	path = write_conf(text);
+	free(text);
+	return path;
+}
+
+START_TEST(conf_size_limit)
+{
+	datr_conf_t conf = {0};
+	char *path, *log;
+
+	/* At the limit: read, and its last line used. */
+	path = write_sized_conf(CONF_SIZE_MAX);
+	ck_assert_int_eq(load_logged(&conf, path, &log), DOF_OK);
+	ck_assert_uint_eq(conf.count, 1);
+	ck_assert_str_eq(conf.entries[0].ia_name, "ok");
+	ck_assert_str_eq(conf.path, path);
+	free(log);
+	datr_conf_cleanup(&conf);
+	unlink(path);
+	free(path);
+
+	/* One byte over: refused as a whole, its entry not used. */
+	path = write_sized_conf(CONF_SIZE_MAX + 1);
+	assert_refused(path, "larger than");
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+START_TEST(conf_line_limit)
+{
+	/*
+	 * Line 1 fits exactly (a comment pads it to the limit, newline
+	 * included); line 2 is one byte longer and skipped, with a warning
+	 * naming it; lines after it are still read.
+	 */
+	static const char entry[] = "a%d u2.0 threadsafe default l.so d.2.0 "
+	                            "\"\" \"\" #";
+	size_t len = 2 * CONF_LINE_MAX + 200;
+	char *text = malloc(len);
+	datr_conf_t conf = {0};
+	char *path, *log, *p = text;
+	int i;
+
+	ck_assert_ptr_nonnull(text);
+	for (i = 1; i <= 2; i++) {
+		int n = sprintf(p, entry, i);
+		size_t want = (size_t)CONF_LINE_MAX + (size_t)(i - 1);
+
+		memset(p + n, 'x', want - (size_t)n - 1);
+		p[want - 1] = '\n';
+		p += want;
+	}
+	strcpy(p, conf_ok_line);
+	path = write_conf(text);
+	free(text);
+
+	ck_assert_int_eq(load_logged(&conf, path, &log), DOF_OK);
+	ck_assert_uint_eq(conf.count, 2);
+	ck_assert_str_eq(conf.entries[0].ia_name, "a1");
+	ck_assert_uint_eq(conf.entries[0].line, 1);
+	ck_assert_str_eq(conf.entries[1].ia_name, "ok");
+	ck_assert_uint_eq(conf.entries[1].line, 3);
+	ck_assert_msg(strstr(log, ":2: ") && strstr(log, "longer than"),
+	              "no warning for line 2: %s", log);
+	free(log);
+	datr_conf_cleanup(&conf);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+START_TEST(conf_registry_device)
+{
+	/*
+	 * The registry's first read, as dat_ia_open makes it, with a device
+	 * named: it returns, and only the 7 built-in names are known.
+	 */
+	DAT_COUNT n = -1;
+
+	setenv("DAT_OVERRIDE", "/dev/urandom", 1);
+	ck_assert_int_ne(dat_registry_list_providers(0, &n, NULL), DAT_SUCCESS);
+	ck_assert_int_eq(n, 7);
+	unsetenv("DAT_OVERRIDE");
 }
 END_TEST
 
@@ -343,6 +557,19 @@ Suite *check_conf_suite(void)
 	tcase_add_test(tc, conf_huge_line);
 	tcase_add_test(tc, conf_override_wins);
 	tcase_add_test(tc, conf_ofed_file);
+	suite_add_tcase(s, tc);
+
+	/* A test that blocks or reads for ever fails at the timeout. */
+	tc = tcase_create("limits");
+	tcase_set_timeout(tc, 10);
+	tcase_add_checked_fixture(tc, limits_setup, limits_teardown);
+	tcase_add_test(tc, conf_refuse_fifo);
+	tcase_add_test(tc, conf_refuse_directory);
+	tcase_add_test(tc, conf_refuse_dev_zero);
+	tcase_add_test(tc, conf_refuse_dev_urandom);
+	tcase_add_test(tc, conf_size_limit);
+	tcase_add_test(tc, conf_line_limit);
+	tcase_add_test(tc, conf_registry_device);
 	suite_add_tcase(s, tc);
 	return s;
 }
