@@ -7,7 +7,9 @@
  * after it, and every entry is looked up again by name. An accepted line
  * must hold what the grammar allows; a refused one must leave the entry
  * alone. Log lines are formatted, at every level, and dropped. Build and
- * run: fuzz/run.sh dat_conf.
+ * run: fuzz/run.sh dat_conf. It builds with the file and line limits
+ * lowered (fuzz/run.sh sets them) so that inputs of libFuzzer's usual
+ * sizes reach both: a file over the limit must be refused as a whole.
  */
 #include "config.h"
 
@@ -121,8 +123,15 @@ static void load_file(const uint8_t *data, size_t size)
 	    (size > 0 && pwrite(fd, data, size, 0) != (ssize_t)size))
 		abort();
 	memset(&conf, 0, sizeof(conf));
-	if (datr_conf_load_file(&conf, path) != DOF_OK ||
-	    datr_conf_add_builtins(&conf) != DOF_OK)
+	if (size > DATR_CONF_SIZE_MAX) {
+		if (datr_conf_load_file(&conf, path) != DOF_ERR_INVALID_PARAM ||
+		    conf.count != 0 || conf.path != NULL)
+			abort();
+	} else if (datr_conf_load_file(&conf, path) != DOF_OK ||
+	           conf.path == NULL) {
+		abort();
+	}
+	if (datr_conf_add_builtins(&conf) != DOF_OK)
 		abort();
 	for (i = 0; i < conf.count; i++) {
 		const datr_conf_entry_t *e = &conf.entries[i];

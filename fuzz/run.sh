@@ -54,6 +54,7 @@ build() { # target
 		"$cc" "${cflags[@]}" -I"$top/dat" \
 			-DDAT_SYSCONF_PATH='"/nonexistent/dat.conf"' \
 			-DDAPL_OFI_PROVIDER_LIB='"libdaplofi.so.2"' \
+			-DDATR_CONF_SIZE_MAX=3000 -DDATR_LINE_MAX=300 \
 			"$top/fuzz/fuzz_dat_conf.c" "$top/dat/dat_conf.c" \
 			-o "$out/fuzz_dat_conf"
 		;;
