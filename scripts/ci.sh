@@ -174,6 +174,33 @@ test_job() {
 		fail=$((fail + 1)); echo "FAIL: ASan+UBSan runs"
 	fi
 
+	# The threaded paths under ThreadSanitizer: T threads posting on shared
+	# EPs and EVDs (dat_threads), the progress thread's send/receive and
+	# RDMA in one process and between two (dat_dto, dat_msg, dat_rdma), a
+	# waiter woken from another thread (dat_evd), and CM load (dat_cm,
+	# dat_many_eps). A report fails its test (exitcode) and the stage (the
+	# logs are searched as well). test/tsan.supp holds libfabric's own.
+	log "sanitizers: threaded tests under ThreadSanitizer (ofi-tcp)"
+	local tsan_logs="$build/tsan.logs"
+	rm -rf "$tsan_logs"
+	if build "$top/build-tsan" CC=clang \
+		CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" \
+		LDFLAGS="-fsanitize=thread" &&
+		TSAN_OPTIONS="exitcode=66 print_suppressions=1 suppressions=$top/test/tsan.supp" \
+		BUILDDIR="$top/build-tsan" bash "$top/fabtests-dat/scripts/runfabtests-dat.sh" \
+			--loopback -D ofi-tcp -T 120 -v -L "$tsan_logs" \
+			-t dat_threads,dat_dto,dat_msg,dat_rdma,dat_evd,dat_cm,dat_many_eps |
+		tee "$build/tsan.out" &&
+		runner_summary "$build/tsan.out" | grep -qE '^[1-9][0-9]* 0 0$' &&
+		! grep -q 'WARNING: ThreadSanitizer' "$tsan_logs"/*.log; then
+		pass=$((pass + 1)); echo "ok: ThreadSanitizer runs (no report)"
+	else
+		fail=$((fail + 1))
+		grep -h '^SUMMARY: ThreadSanitizer' "$tsan_logs"/*.log 2>/dev/null |
+			sort | uniq -c || true
+		echo "FAIL: ThreadSanitizer runs (reports in $tsan_logs)"
+	fi
+
 	log "fuzzers: the CM header and dat.conf parsers, 30 s each (libFuzzer)"
 	if FUZZ_BUILD="$top/build-fuzz" bash "$top/fuzz/run.sh" all \
 		-max_total_time=30 >"$build/fuzz.out" 2>&1; then
