@@ -16,7 +16,7 @@ packages=(
 	libfabric-dev libfabric-bin libhwloc-dev check
 	rdma-core libibverbs-dev
 	libdapl-dev libdapl2 dapl2-utils
-	clang python3 groff-base iproute2
+	clang python3 groff-base iproute2 valgrind
 )
 
 log() { printf '\n=== %s\n' "$*"; }
@@ -199,6 +199,28 @@ test_job() {
 		grep -h '^SUMMARY: ThreadSanitizer' "$tsan_logs"/*.log 2>/dev/null |
 			sort | uniq -c || true
 		echo "FAIL: ThreadSanitizer runs (reports in $tsan_logs)"
+	fi
+
+	# 100 whole IA lifecycles (test/ia_cycles: PZ, EVDs, EP and LMR made
+	# and freed each time) under valgrind's leak check: a block of ours
+	# still allocated at exit fails the stage. test/valgrind.supp holds
+	# what libfabric and the libraries it links allocate once per load
+	# (each last close unloads them); --keep-debuginfo keeps their frames
+	# named after the unload, which those entries match on.
+	log "leak check: 100 IA lifecycles on ofi-tcp under valgrind"
+	if (cd "$build" && make -s test/ia_cycles) &&
+		DAT_OVERRIDE=$(loopback_conf) LD_LIBRARY_PATH="$build/.libs" \
+		timeout 900 valgrind --leak-check=full --keep-debuginfo=yes \
+			--num-callers=40 --error-exitcode=1 \
+			--suppressions="$top/test/valgrind.supp" \
+			"$build/test/ia_cycles" -D ofi-tcp -n 100 \
+			>"$build/valgrind.out" 2>&1; then
+		pass=$((pass + 1))
+		grep -E 'ia_cycles:|ERROR SUMMARY|definitely lost' "$build/valgrind.out" || true
+		echo "ok: no leak in 100 IA lifecycles"
+	else
+		fail=$((fail + 1)); tail -60 "$build/valgrind.out"
+		echo "FAIL: valgrind leak check of 100 IA lifecycles"
 	fi
 
 	log "fuzzers: the CM header and dat.conf parsers, 30 s each (libFuzzer)"
