@@ -69,17 +69,21 @@ static inline dofi_lmr_t *dofi_lmr_lookup(dofi_ia_t *ia, DAT_LMR_CONTEXT ctx)
 	return lmr;
 }
 
-/* Append an op of pool to a list of op indices linked through op->next. */
+/*
+ * Append an op of pool to a list of op indices linked through op->next.
+ * A dofi_pool_get may read the next of an op it lost the race for (its
+ * compare-and-swap then fails): the stores are atomic, as that read is.
+ */
 static inline void dofi_op_list_append(dofi_pool_t *pool, uint32_t *head,
                                        uint32_t *tail, dofi_op_t *op)
 {
 	uint32_t idx = (uint32_t)(op - pool->ops);
 
-	op->next = DOFI_POOL_NONE;
+	__atomic_store_n(&op->next, DOFI_POOL_NONE, __ATOMIC_RELAXED);
 	if (*tail == DOFI_POOL_NONE)
 		*head = idx;
 	else
-		pool->ops[*tail].next = idx;
+		__atomic_store_n(&pool->ops[*tail].next, idx, __ATOMIC_RELAXED);
 	*tail = idx;
 }
 
