@@ -265,6 +265,8 @@ typedef struct dofi_evd {
 	/* The CM's last read of its CQ for a backend's own messages: one
 	 * per pass serves every EP waiting on it (ia->lock). */
 	uint64_t cm_read_mark;
+	/* Set up: walkers of ia->objs may look at it (dofi_evd_ready). */
+	_Atomic int ready;
 } dofi_evd_t;
 
 /*
@@ -802,6 +804,15 @@ void dofi_evd_flush_cq(dofi_evd_t *evd, int all);
 int dofi_cq_fds(struct fid_cq *cq, int fd, struct pollfd *fds, int room);
 /* Drive the CQ without consuming completions (progress thread). */
 void dofi_evd_progress(dofi_evd_t *evd);
+/*
+ * Whether an EVD on ia->objs is set up: it is put there when allocated,
+ * before its lock, ring and CQ are, and a walker of the list (the progress
+ * thread, the CM, a CNO) must leave it alone until then.
+ */
+static inline int dofi_evd_ready(dofi_evd_t *evd)
+{
+	return atomic_load_explicit(&evd->ready, memory_order_acquire);
+}
 
 /* dofi_ep.c */
 DAT_RETURN dofi_ep_create(DAT_IA_HANDLE, DAT_PZ_HANDLE, DAT_EVD_HANDLE,

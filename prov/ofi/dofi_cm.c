@@ -1285,8 +1285,12 @@ static void dofi_cm_walk(dofi_ia_t *ia, uint64_t start)
 
 	pthread_mutex_lock(&ia->lock);
 	for (e = ia->objs[DOFI_OBJ_EVD].next; e != &ia->objs[DOFI_OBJ_EVD];
-	     e = e->next)
-		dofi_evd_progress(dofi_container_of(e, dofi_evd_t, obj.link));
+	     e = e->next) {
+		dofi_evd_t *evd = dofi_container_of(e, dofi_evd_t, obj.link);
+
+		if (dofi_evd_ready(evd))
+			dofi_evd_progress(evd);
+	}
 	pthread_mutex_unlock(&ia->lock);
 	end = dofi_now_ns();
 	gap = 10 * (end - start);

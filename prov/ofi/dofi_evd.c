@@ -320,6 +320,7 @@ dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
 			goto err;
 		dofi_progress_watch(ia);
 	}
+	atomic_store_explicit(&evd->ready, 1, memory_order_release);
 	return evd;
 err:
 	if (evd->efd >= 0)
@@ -456,7 +457,7 @@ static DAT_RETURN dofi_evd_set(DAT_EVD_HANDLE h, int which, int value,
 	if (which == DOFI_EVD_ENABLED)
 		evd->enabled = value;
 	else
-		evd->waitable = value;
+		__atomic_store_n(&evd->waitable, value, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&evd->lock);
 	/* Waiters re-check: unwaitable sends them home. */
 	dofi_efd_signal(evd->efd);
@@ -909,7 +910,7 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	if (nmore == NULL)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	if (!evd->waitable)
+	if (!__atomic_load_n(&evd->waitable, __ATOMIC_RELAXED))
 		return DAT_ERROR(DAT_INVALID_STATE,
 		                 DAT_INVALID_STATE_EVD_UNWAITABLE);
 	{
@@ -925,7 +926,7 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 
 	for (;;) {
 		uint32_t count;
-		int ms;
+		int ms, waitable;
 
 		pthread_mutex_lock(&evd->lock);
 		dofi_evd_drain_locked(evd, (uint32_t)evd->qlen);
@@ -938,8 +939,10 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 			ret = DAT_SUCCESS;
 			break;
 		}
+		/* Under the lock dofi_evd_set writes it with. */
+		waitable = evd->waitable;
 		pthread_mutex_unlock(&evd->lock);
-		if (!evd->waitable) {
+		if (!waitable) {
 			/* dat_evd_set_unwaitable sends waiters home. */
 			ret = DAT_ERROR(DAT_ABORT, 0);
 			break;
@@ -1094,7 +1097,7 @@ static dofi_evd_t *dofi_cno_ready(dofi_cno_t *cno, struct pollfd *fds,
 	     e = e->next) {
 		dofi_evd_t *evd = dofi_container_of(e, dofi_evd_t, obj.link);
 
-		if (evd->cno != cno || !evd->enabled)
+		if (!dofi_evd_ready(evd) || evd->cno != cno || !evd->enabled)
 			continue;
 		pthread_mutex_lock(&evd->lock);
 		dofi_evd_drain_locked(evd, (uint32_t)evd->qlen);

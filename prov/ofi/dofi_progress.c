@@ -209,7 +209,7 @@ static void *dofi_progress_main(void *arg)
 			dofi_evd_cq_t *x;
 			int fd;
 
-			if (evd->cq == NULL)
+			if (!dofi_evd_ready(evd) || evd->cq == NULL)
 				continue;
 			if (dofi_progress_look(ia, evd, now) == DOFI_LOOK_NAP) {
 				if (!polled || evd->pt.nap_us < nap_us)
