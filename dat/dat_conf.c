@@ -374,9 +374,11 @@ static dof_status_t datr_conf_open(const char *path, FILE **out)
 	}
 	fp = fdopen(fd, "r");
 	if (fp == NULL) {
-		dof_warn(DATR_LOG, "cannot read %s: %s", path, strerror(errno));
+		int err = errno; /* before close() may change it */
+
+		dof_warn(DATR_LOG, "cannot read %s: %s", path, strerror(err));
 		close(fd);
-		return errno == ENOMEM ? DOF_ERR_NO_MEMORY : DOF_ERR_IO;
+		return err == ENOMEM ? DOF_ERR_NO_MEMORY : DOF_ERR_IO;
 	}
 	*out = fp;
 	return DOF_OK;
