@@ -542,6 +542,9 @@ typedef struct dofi_traits {
 	/* The fabric's listener trusts what connects to it (sockets): our
 	 * listeners go behind a gate (dofi_gate.c). */
 	uint8_t cm_gate;
+	/* Each connection is a kernel TCP socket, whose state tells a peer
+	 * that stopped answering: the link watch runs (dofi_cm_msg.c). */
+	uint8_t kernel_tcp;
 } dofi_traits_t;
 
 /* The row for a libfabric provider name (never NULL). */

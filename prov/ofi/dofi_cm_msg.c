@@ -1824,9 +1824,7 @@ static dof_status_t dofi_msg_ia_open(dofi_ia_t *ia)
 		m->eq_fd = -1;
 	m->gated = dofi_gate_wanted(ia);
 	/* Kernel TCP sockets carry the connection: the link watch. */
-	if (ia->traits->prov != NULL &&
-	    (strcmp(ia->traits->prov, "tcp") == 0 ||
-	     strcmp(ia->traits->prov, "sockets") == 0))
+	if (ia->traits->kernel_tcp)
 		m->link_ns = dofi_ia_link_timeout_ns(ia);
 	ia->cm = m;
 	return DOF_OK;

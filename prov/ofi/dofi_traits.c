@@ -24,6 +24,7 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .delivery_write = 1,
                 .no_sigpipe = 1,
                 .ep_cnt_soft = 1,
+                .kernel_tcp = 1,
         },
         {
                 .prov = "sockets",
@@ -34,6 +35,7 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .accept_late = 1,
                 .ep_cnt_soft = 1,
                 .cm_gate = 1,
+                .kernel_tcp = 1,
         },
         {
                 .prov = "verbs",
