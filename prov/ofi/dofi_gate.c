@@ -54,8 +54,12 @@
 #define DOFI_SOCK_CM_MAX     256
 /* How long a connection may take to send its request. */
 #define DOFI_GATE_NS (2ull * 1000000000ull)
-/* Connections of an IA still sending their request, at most. */
-#define DOFI_GATE_PENDING 64
+/*
+ * Connections of an IA still sending their request, at most: well above
+ * a burst of real requests (OFED's dtestcm sends 100 at once, and 64
+ * refused some of them), each a descriptor for at most DOFI_GATE_NS.
+ */
+#define DOFI_GATE_PENDING 1024
 
 enum { DOFI_GATE_LIS, DOFI_GATE_PEER, DOFI_GATE_INNER };
 
