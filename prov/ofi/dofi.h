@@ -675,6 +675,10 @@ static inline void *dofi_obj_fast(const void *handle, dofi_obj_type_t type)
  * and their release with the same n. */
 void *dofi_lazy_alloc(size_t n);
 void dofi_lazy_free(void *p, size_t n);
+/* The last IA name goes (dat_provider_fini): the blocks and the freed
+ * objects kept for reuse go back to the system. */
+void dofi_lazy_release(void);
+void dofi_graves_release(void);
 /* dofi_status.c: a libfabric error (negative or not) as a status, where
  * libfabric returns it; a status as the DAT_RETURN of a DAT call. */
 dof_status_t dofi_fi_status(int fi_err);
@@ -718,6 +722,10 @@ DAT_RETURN dofi_ia_query(DAT_IA_HANDLE, DAT_EVD_HANDLE *, DAT_IA_ATTR_MASK,
                          DAT_PROVIDER_ATTR *);
 DAT_RETURN dofi_ia_close(DAT_IA_HANDLE, DAT_CLOSE_FLAGS);
 dofi_prov_t *dofi_prov_find(const char *ia_name);
+/* The IA names registered (dofi_util.c): add one; remove one, 1 when it
+ * was the last. */
+void dofi_prov_add(dofi_prov_t *p);
+int dofi_prov_remove(dofi_prov_t *p);
 /* Open a domain and its null CQ on the IA's fabric; libfabric's error. */
 int dofi_dom_open(dofi_ia_t *ia, dofi_dom_t *dom);
 void dofi_dom_close(dofi_dom_t *dom);
