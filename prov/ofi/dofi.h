@@ -24,7 +24,7 @@
  *   3. evd->lock         an EVD's ring and its CQ drains (dofi_evd_post)
  *   4. cno->lock         a CNO's trigger and references (a leaf)
  *   5. pool->fresh_lock  setting up an op the first time it is handed out
- *   dofi_grave_lock and dofi_prov_lock (dofi_prov.c) are leaves, taken
+ *   dofi_grave_lock and dofi_prov_lock (dofi_util.c) are leaves, taken
  *   with or without the others.
  * The data path (posts, completions, dequeues) takes none of ours beyond
  * an EVD lock when it moves several completions; what concerns the CM
@@ -622,7 +622,7 @@ typedef struct dofi_ia {
 #define DOFI_LMR_SLOT_MASK ((1u << DOFI_LMR_SLOT_BITS) - 1)
 #define DOFI_LMR_SLOTS     (256u * DOFI_LMR_CHUNK)
 
-/* ---- object helpers (dofi_prov.c) ---------------------------------------- */
+/* ---- object helpers (dofi_util.c) ---------------------------------------- */
 
 void *dofi_obj_alloc(dofi_ia_t *ia, dofi_obj_type_t type, size_t size,
                      const DAT_PROVIDER *table);
