@@ -192,14 +192,13 @@ END_TEST
 
 static char *write_conf(const char *text)
 {
-	char *path = strdup("/tmp/dat-conf-test.XXXXXX");
-	int fd;
+	char *path = malloc(CHECK_PATH_MAX);
+	FILE *fp;
 
 	ck_assert_ptr_nonnull(path);
-	fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
+	fp = check_tmp_open(path, "dat-conf-test");
+	ck_assert_uint_eq(fwrite(text, 1, strlen(text), fp), strlen(text));
+	ck_assert_int_eq(fclose(fp), 0);
 	return path;
 }
 
@@ -306,12 +305,12 @@ static const char conf_ok_line[] =
  */
 static dof_status_t load_logged(datr_conf_t *conf, const char *path, char **log)
 {
-	char tmpl[] = "/tmp/dat-conf-log.XXXXXX";
+	char tmpl[CHECK_PATH_MAX];
 	dof_status_t st;
 	int fd, saved;
 	off_t len;
 
-	fd = mkstemp(tmpl);
+	fd = mkstemp(check_tmp_template(tmpl, sizeof(tmpl), "dat-conf-log"));
 	ck_assert_int_ge(fd, 0);
 	unlink(tmpl);
 	fflush(stderr);
@@ -360,11 +359,11 @@ static void assert_refused(const char *path, const char *why)
 
 START_TEST(conf_refuse_fifo)
 {
-	char dir[] = "/tmp/dat-conf-fifo.XXXXXX";
-	char path[64];
+	char dir[CHECK_PATH_MAX], path[CHECK_PATH_MAX + 16];
 
 	/* No writer: a blocking open would wait for ever. */
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(
+	        mkdtemp(check_tmp_template(dir, sizeof(dir), "dat-conf-fifo")));
 	snprintf(path, sizeof(path), "%s/dat.conf", dir);
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
 	assert_refused(path, "not a regular file");
@@ -375,9 +374,10 @@ END_TEST
 
 START_TEST(conf_refuse_directory)
 {
-	char dir[] = "/tmp/dat-conf-dir.XXXXXX";
+	char dir[CHECK_PATH_MAX];
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(
+	        mkdtemp(check_tmp_template(dir, sizeof(dir), "dat-conf-dir")));
 	assert_refused(dir, "not a regular file");
 	rmdir(dir);
 }

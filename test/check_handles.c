@@ -41,17 +41,12 @@
 #define CHECK_UNDER_ASAN 0
 #endif
 
-static char conf_path[] = "/tmp/dat-handles-test.XXXXXX";
+static char conf_path[CHECK_PATH_MAX];
 
 static void handles_setup(void)
 {
-	FILE *fp;
-	int fd;
+	FILE *fp = check_tmp_open(conf_path, "dat-handles-test");
 
-	fd = mkstemp(conf_path);
-	ck_assert_int_ge(fd, 0);
-	fp = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(fp);
 	fprintf(fp,
 	        "fake u2.0 threadsafe default %s dapl.2.0 \"ok\" \"\"\n"
 	        "fake2 u2.0 threadsafe nondefault %s dapl.2.0 \"ok\" \"\"\n",
@@ -63,7 +58,6 @@ static void handles_setup(void)
 static void handles_teardown(void)
 {
 	unlink(conf_path);
-	strcpy(conf_path, "/tmp/dat-handles-test.XXXXXX");
 }
 
 static DAT_IA_HANDLE open_ok(const char *name)

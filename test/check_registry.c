@@ -25,17 +25,12 @@
 /* Found by the fake provider with dlsym (linked -export-dynamic). */
 struct fakeprov_counters fakeprov_counters;
 
-static char conf_path[] = "/tmp/dat-reg-test.XXXXXX";
+static char conf_path[CHECK_PATH_MAX];
 
 static void registry_setup(void)
 {
-	FILE *fp;
-	int fd;
+	FILE *fp = check_tmp_open(conf_path, "dat-reg-test");
 
-	fd = mkstemp(conf_path);
-	ck_assert_int_ge(fd, 0);
-	fp = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(fp);
 	fprintf(fp,
 	        "# unit-test registry\n"
 	        "fake u2.0 threadsafe default %s dapl.2.0 \"ok\" \"\"\n"
@@ -60,7 +55,6 @@ static void registry_setup(void)
 static void registry_teardown(void)
 {
 	unlink(conf_path);
-	strcpy(conf_path, "/tmp/dat-reg-test.XXXXXX");
 }
 
 static int fake_loaded(void)

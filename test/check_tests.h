@@ -5,6 +5,8 @@
 #define CHECK_TESTS_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <check.h>
 
@@ -36,6 +38,39 @@ static inline uint64_t check_rand(uint64_t *state)
 static inline uint32_t check_rand_below(uint64_t *state, uint32_t n)
 {
 	return (uint32_t)((check_rand(state) >> 32) * n >> 32);
+}
+
+/* Room for a temporary path (check_tmp_template). */
+#define CHECK_PATH_MAX 256
+
+/*
+ * A template "DIR/NAME.XXXXXX" for mkstemp or mkdtemp in buf (cap bytes),
+ * DIR being $TMPDIR, else /tmp; buf returned.
+ */
+static inline char *check_tmp_template(char *buf, size_t cap, const char *name)
+{
+	const char *dir = getenv("TMPDIR");
+	int n;
+
+	if (dir == NULL || *dir == '\0')
+		dir = "/tmp";
+	n = snprintf(buf, cap, "%s/%s.XXXXXX", dir, name);
+	ck_assert_msg(n > 0 && (size_t)n < cap, "temporary path too long");
+	return buf;
+}
+
+/* A new temporary file named after name, open for writing; its path in
+ * buf (CHECK_PATH_MAX bytes). */
+static inline FILE *check_tmp_open(char *buf, const char *name)
+{
+	FILE *fp;
+	int fd;
+
+	fd = mkstemp(check_tmp_template(buf, CHECK_PATH_MAX, name));
+	ck_assert_int_ge(fd, 0);
+	fp = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(fp);
+	return fp;
 }
 
 /* Counters the fake provider finds in this executable with dlsym. */
