@@ -12,11 +12,13 @@
 #include <netinet/tcp.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -589,6 +591,20 @@ uint64_t ft_now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+extern char **environ;
+
+int ft_run_ip(char *const argv[])
+{
+	pid_t pid;
+	int st;
+
+	if (posix_spawnp(&pid, "ip", NULL, NULL, argv, environ) != 0)
+		return -1;
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
 /* ---- libraries --------------------------------------------------------------

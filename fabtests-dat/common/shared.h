@@ -213,6 +213,10 @@ const char *ft_addr_str(const struct sockaddr *sa); /* "a.b.c.d:port" */
 /* Monotonic clock in microseconds. */
 uint64_t ft_now_us(void);
 
+/* Run ip(8) with argv (argv[0] "ip", NULL-terminated) and wait: 0 when it
+ * exited 0, -1 otherwise. */
+int ft_run_ip(char *const argv[]);
+
 /* ---- which libraries are loaded ------------------------------------------ */
 
 /*

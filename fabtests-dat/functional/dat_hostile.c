@@ -39,7 +39,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -48,8 +47,6 @@
 #include <unistd.h>
 
 #include "shared.h"
-
-extern char **environ;
 
 #define REAL_PDATA    "dat_hostile: the real client"
 #define CAPTURE_PDATA "dat_hostile: a captured request"
@@ -105,18 +102,6 @@ static void rnd_fill(unsigned char *buf, size_t len)
 		buf[i] = (unsigned char)(rnd() >> 56);
 }
 
-static int run_ip(char *const argv[])
-{
-	pid_t pid;
-	int st;
-
-	if (posix_spawnp(&pid, "ip", NULL, NULL, argv, environ) != 0)
-		return -1;
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
-}
-
 static void own_namespace(void)
 {
 	char *up[] = {"ip", "link", "set", "lo", "up", NULL};
@@ -127,7 +112,7 @@ static void own_namespace(void)
 		       strerror(errno));
 		return;
 	}
-	if (run_ip(up) != 0)
+	if (ft_run_ip(up) != 0)
 		ft_notrun("ip link set lo up failed in our namespace (is "
 		          "iproute2 installed?)");
 	ft_log("private network namespace with lo up");

@@ -33,15 +33,11 @@
 #include "config.h"
 
 #include <errno.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "shared.h"
-
-extern char **environ;
 
 #define NW       64           /* writes per case */
 #define WS       (256 * 1024) /* bytes per write */
@@ -64,14 +60,8 @@ static int link_set(const char *state)
 {
 	char *argv[] = {"ip",           "link",        "set",
 	                (char *)ifname, (char *)state, NULL};
-	pid_t pid;
-	int st;
 
-	if (posix_spawnp(&pid, "ip", NULL, NULL, argv, environ) != 0)
-		return -1;
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+	return ft_run_ip(argv);
 }
 
 static void server(void)

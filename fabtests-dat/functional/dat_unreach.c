@@ -18,28 +18,12 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <sched.h>
-#include <spawn.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "shared.h"
 
-extern char **environ;
-
 #define UNREACH_ADDR "127.66.0.1"
-
-static int run_ip(char *const argv[])
-{
-	pid_t pid;
-	int st;
-
-	if (posix_spawnp(&pid, "ip", NULL, NULL, argv, environ) != 0)
-		return -1;
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
-}
 
 static void make_namespace(void)
 {
@@ -52,9 +36,9 @@ static void make_namespace(void)
 		ft_notrun("unshare(CLONE_NEWNET): %s: a private network "
 		          "namespace needs root or CAP_SYS_ADMIN",
 		          strerror(errno));
-	if (run_ip(up) != 0)
+	if (ft_run_ip(up) != 0)
 		ft_notrun("ip link set lo up failed (is iproute2 installed?)");
-	if (run_ip(route) != 0)
+	if (ft_run_ip(route) != 0)
 		ft_notrun("ip route add unreachable %s failed", UNREACH_ADDR);
 	ft_log("private network namespace: lo up, unreachable route to %s",
 	       UNREACH_ADDR);
