@@ -615,6 +615,10 @@ typedef struct dofi_ia {
 	/* When the next data walk of a wait for connection events may
 	 * start (dofi_cm_walk_due). */
 	_Atomic uint64_t cm_walk_ns;
+	/* Peer ends reported (dofi_cm_up_peer_end), and their count when
+	 * the last walk began: a walk that found some may find more. */
+	_Atomic uint64_t cm_peer_ends;
+	_Atomic uint64_t cm_walk_ends;
 } dofi_ia_t;
 
 #define DOFI_LMR_CHUNK     4096u

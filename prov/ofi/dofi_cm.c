@@ -274,6 +274,8 @@ void dofi_cm_up_established(dofi_ep_t *ep, const void *pdata, DAT_COUNT plen)
 
 void dofi_cm_up_peer_end(dofi_ep_t *ep)
 {
+	atomic_fetch_add_explicit(&ep->obj.ia->cm_peer_ends, 1,
+	                          memory_order_relaxed);
 	/*
 	 * A transfer failed first: the fabric tore it down. tcp queues the
 	 * failed completion with the FI_SHUTDOWN, which may be read first:
@@ -1270,12 +1272,18 @@ DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
  * Whether a data walk of the IA's EVDs is due (dofi_cm_progress_until):
  * DOFI_WALK_NS after the last one ended, or ten times as long as it took,
  * whichever is later, so the walks take at most a tenth of a polling
- * consumer's time however many sockets libfabric looks at in each.
+ * consumer's time however many sockets libfabric looks at in each. A
+ * walk that found peer ends (tcp sees them only through data progress)
+ * may have left more behind, as peers often leave together: the next is
+ * due at once, as raw libfabric would poll.
  */
 static int dofi_cm_walk_due(dofi_ia_t *ia, uint64_t now)
 {
-	return now >=
-	       atomic_load_explicit(&ia->cm_walk_ns, memory_order_relaxed);
+	return atomic_load_explicit(&ia->cm_peer_ends, memory_order_relaxed) !=
+	               atomic_load_explicit(&ia->cm_walk_ends,
+	                                    memory_order_relaxed) ||
+	       now >= atomic_load_explicit(&ia->cm_walk_ns,
+	                                   memory_order_relaxed);
 }
 
 static void dofi_cm_walk(dofi_ia_t *ia, uint64_t start)
@@ -1284,6 +1292,10 @@ static void dofi_cm_walk(dofi_ia_t *ia, uint64_t start)
 	dofi_list_t *e;
 
 	pthread_mutex_lock(&ia->lock);
+	atomic_store_explicit(
+	        &ia->cm_walk_ends,
+	        atomic_load_explicit(&ia->cm_peer_ends, memory_order_relaxed),
+	        memory_order_relaxed);
 	for (e = ia->objs[DOFI_OBJ_EVD].next; e != &ia->objs[DOFI_OBJ_EVD];
 	     e = e->next) {
 		dofi_evd_t *evd = dofi_container_of(e, dofi_evd_t, obj.link);
