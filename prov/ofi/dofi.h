@@ -263,8 +263,10 @@ typedef struct dofi_evd {
 	/* Empty dequeues, with no progress thread (dofi_evd_dequeue). */
 	_Atomic unsigned idle_polls;
 	/* The CM's last read of its CQ for a backend's own messages: one
-	 * per pass serves every EP waiting on it (ia->lock). */
+	 * per pass serves every EP waiting on it (ia->lock), and when the
+	 * next may be made unasked (dofi_msg_rtu_arrived). */
 	uint64_t cm_read_mark;
+	uint64_t cm_read_next;
 	/* Set up: walkers of ia->objs may look at it (dofi_evd_ready). */
 	_Atomic int ready;
 } dofi_evd_t;
