@@ -125,6 +125,7 @@ static inline void dofi_list_del(dofi_list_t *e)
 
 struct dofi_ia;
 typedef struct dofi_cm_ops dofi_cm_ops_t;
+typedef struct dofi_ctl_ops dofi_ctl_ops_t;
 
 typedef struct dofi_obj {
 	const DAT_PROVIDER *provider; /* first: libdat2 dispatches on it */
@@ -569,6 +570,7 @@ typedef struct dofi_ia {
 	dofi_dom_t dom0; /* the IA's domain, head of the domain list */
 	const dofi_cm_ops_t *cm_ops; /* the connection backend */
 	void *cm;                    /* its state */
+	const dofi_ctl_ops_t *ctl;   /* the layers above, for those below */
 	dofi_evd_t *async_evd;
 	int async_evd_ours;
 	struct sockaddr_in addr;
@@ -622,6 +624,47 @@ typedef struct dofi_ia {
 	_Atomic uint64_t cm_peer_ends;
 	_Atomic uint64_t cm_walk_ends;
 } dofi_ia_t;
+
+/*
+ * What the data path (dofi_dto.c, dofi_evd.c, dofi_fast.h), the progress
+ * thread and the EP code call in the layers above them: the connection
+ * model (dofi_cm.c) and the progress thread (dofi_progress.c). The files
+ * are layered, each calling only into those below it:
+ *
+ *   dofi_prov.c                       the DAT_PROVIDER table
+ *   dofi_ia.c                         the IA; picks the backend
+ *   dofi_cm_msg.c                     a connection backend
+ *   dofi_cm.c                         the DAT connection model
+ *   dofi_ep.c                         EPs
+ *   dofi_mem.c                        domains, PZs, LMRs, RMRs
+ *   dofi_progress.c                   the progress thread
+ *   dofi_dto.c, dofi_evd.c            the data path (one circle)
+ *   dofi_gate.c                       sockets' listener gate
+ *   dofi_status.c, _traits, _map,     leaves
+ *   _timer, _cm_hdr, _instance
+ *   dofi_util.c                       the lowest leaf
+ *
+ * Calls upward go through this table, which the IA fills in when it opens
+ * (dofi_ia.c), so that no file below links against one above it
+ * (test/check_layers.sh checks the objects). None of these is on the
+ * data path's common case.
+ */
+struct dofi_ctl_ops {
+	/* dofi_cm.c: see the declarations of the same names. */
+	void (*cm_progress)(dofi_ia_t *ia);
+	void (*cm_progress_until)(dofi_ia_t *ia, dofi_evd_t *until);
+	void (*cm_progress_events)(dofi_ia_t *ia);
+	int (*cm_timers_pending)(dofi_ia_t *ia);
+	int (*cm_wait_fd)(dofi_ia_t *ia, int *ready);
+	void (*cm_break_later)(dofi_ep_t *ep);
+	void (*cm_op_done)(dofi_op_t *op, int err);
+	dof_status_t (*cm_ep_init)(dofi_ep_t *ep);
+	void (*cm_ep_teardown)(dofi_ep_t *ep);
+	void (*cm_ep_fini)(dofi_ep_t *ep);
+	/* dofi_progress.c */
+	void (*progress_need)(dofi_ia_t *ia, const char *why);
+	void (*progress_watch)(dofi_ia_t *ia);
+};
 
 #define DOFI_LMR_CHUNK     4096u
 #define DOFI_LMR_SLOT_BITS 20
@@ -732,11 +775,10 @@ dofi_prov_t *dofi_prov_find(const char *ia_name);
  * was the last. */
 void dofi_prov_add(dofi_prov_t *p);
 int dofi_prov_remove(dofi_prov_t *p);
+/* dofi_mem.c */
 /* Open a domain and its null CQ on the IA's fabric; libfabric's error. */
 int dofi_dom_open(dofi_ia_t *ia, dofi_dom_t *dom);
 void dofi_dom_close(dofi_dom_t *dom);
-
-/* dofi_mem.c */
 DAT_RETURN dofi_pz_create(DAT_IA_HANDLE, DAT_PZ_HANDLE *);
 DAT_RETURN dofi_pz_query(DAT_PZ_HANDLE, DAT_PZ_PARAM_MASK, DAT_PZ_PARAM *);
 DAT_RETURN dofi_pz_free(DAT_PZ_HANDLE);
@@ -965,8 +1007,8 @@ DAT_RETURN dofi_cr_accept(DAT_CR_HANDLE, DAT_EP_HANDLE, DAT_COUNT,
                           const DAT_PVOID);
 DAT_RETURN dofi_cr_reject(DAT_CR_HANDLE, DAT_COUNT, const DAT_PVOID);
 DAT_RETURN dofi_cr_handoff(DAT_CR_HANDLE, DAT_CONN_QUAL);
-/* The IA's connection backend, by its endpoint type, and its state. */
-dof_status_t dofi_cm_ia_open(dofi_ia_t *ia);
+/* The IA's connection backend (chosen by dofi_ia.c) and its state. */
+dof_status_t dofi_cm_ia_open(dofi_ia_t *ia, const dofi_cm_ops_t *ops);
 /* Everything of the IA's is gone. ia->lock not held. */
 void dofi_cm_ia_close(dofi_ia_t *ia);
 /* The backend's state of a new EP. */

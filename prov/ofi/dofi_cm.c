@@ -38,16 +38,6 @@
 /* A deadline this close makes the progress thread look often. */
 #define DOFI_SOON_NS (100ull * 1000000ull)
 
-const dofi_cm_ops_t *dofi_cm_ops_for(enum fi_ep_type type)
-{
-	switch (type) {
-	case FI_EP_MSG:
-		return &dofi_cm_msg_ops;
-	default:
-		return NULL;
-	}
-}
-
 static DAT_RETURN dofi_cm_check_pdata(dofi_ia_t *ia, DAT_COUNT len,
                                       const void *pdata, DAT_RETURN_SUBTYPE sub)
 {
@@ -1358,14 +1348,9 @@ int dofi_cm_wait_fd(dofi_ia_t *ia, int *ready)
 
 /* ---- the IA and its EPs -------------------------------------------------- */
 
-dof_status_t dofi_cm_ia_open(dofi_ia_t *ia)
+dof_status_t dofi_cm_ia_open(dofi_ia_t *ia, const dofi_cm_ops_t *ops)
 {
-	ia->cm_ops = dofi_cm_ops_for(ia->info->ep_attr->type);
-	if (ia->cm_ops == NULL) {
-		dof_warn(DOFI_LOG, "no connection backend for endpoint type %d",
-		         (int)ia->info->ep_attr->type);
-		return DOF_ERR_UNSUPPORTED;
-	}
+	ia->cm_ops = ops;
 	dofi_timers_init(&ia->timers);
 	dofi_list_init(&ia->watch);
 	atomic_store(&ia->kicks, NULL);

@@ -10,7 +10,7 @@
  * timer heap and a watch list, never a walk over every EP). A backend only
  * carries connection messages and opens and closes the libfabric endpoint
  * of a connection. It is chosen once, when the IA opens, from the
- * endpoint type of the fabric (dofi_cm_ops_for), and reached only through
+ * endpoint type of the fabric (dofi_ia_backend), and reached only through
  * ia->cm_ops; it reports back through the dofi_cm_up_* calls below.
  *
  * Locks: the order is written down at the top of dofi.h. Upcalls run
@@ -20,7 +20,7 @@
  * Adding a backend: write a dofi_cm_ops_t in a file of its own, keep every
  * per-connection field it needs in its own struct (ep->cm, ia->cm,
  * sp->cm, cr->cm), report through the upcalls, and return it from
- * dofi_cm_ops_for for its endpoint type. Nothing else changes.
+ * dofi_ia_backend (dofi_ia.c) for its endpoint type. Nothing else changes.
  */
 #ifndef DOFI_CM_H
 #define DOFI_CM_H
@@ -94,9 +94,6 @@ struct dofi_cm_ops {
 
 extern const dofi_cm_ops_t dofi_cm_msg_ops;
 
-/* The backend for an endpoint type, or NULL. */
-const dofi_cm_ops_t *dofi_cm_ops_for(enum fi_ep_type type);
-
 /* A conn_qual's key: its low 16 bits, a port on IP fabrics (as OFED's
  * rdma_cm provider), so the qualifiers dapltest picks (above 65535) work. */
 static inline uint16_t dofi_cm_port(DAT_CONN_QUAL qual)
@@ -138,12 +135,6 @@ void dofi_cm_up_peer_end(dofi_ep_t *ep);
 void dofi_cm_up_link_lost(dofi_ep_t *ep);
 /* Something of ep's changed that needs a look at some time: schedule. */
 void dofi_cm_schedule(dofi_ep_t *ep);
-/*
- * The link watch's bound in ns (dofi_ia.c): DAPL_OFI_LINK_TIMEOUT, else
- * link_timeout= in the IA's instance data, else the default; 0 when it is
- * off.
- */
-uint64_t dofi_ia_link_timeout_ns(const dofi_ia_t *ia);
 /* The first PSP or RSP of ia that match(sp, arg) takes, or NULL. */
 dofi_sp_t *dofi_cm_sp_search(dofi_ia_t *ia,
                              int (*match)(const dofi_sp_t *, const void *),

@@ -758,6 +758,41 @@ static void dofi_msg_disconnect(dofi_ep_t *ep)
  */
 
 /*
+ * The link watch's bound (dapl-ofi(7)): how long a
+ * connection with requests outstanding may go without a sign of life from
+ * its peer before it ends BROKEN. DAPL_OFI_LINK_TIMEOUT or link_timeout=
+ * in the instance data, in milliseconds or with a unit, "3s", "500ms"
+ * (dofi_duration_ms); 0 turns the watch off. In ns; 0 when off.
+ */
+#define DOFI_LINK_TIMEOUT_MS 20000ull
+/* Below this, a retransmission or two could pass for a dead peer. */
+#define DOFI_LINK_TIMEOUT_MIN_MS 1000ull
+
+static uint64_t dofi_link_timeout_ns(const dofi_ia_t *ia)
+{
+	const char *env = getenv("DAPL_OFI_LINK_TIMEOUT");
+	uint64_t ms = ia->prov->inst.link_timeout_ms;
+	const char *from = "link_timeout= in the instance data";
+
+	if (env != NULL && *env != '\0') {
+		from = "DAPL_OFI_LINK_TIMEOUT";
+		if (dofi_duration_ms(env, &ms) != DOF_OK)
+			ms = 1; /* refused below */
+	}
+	if (ms == DOFI_INSTANCE_UNSET)
+		return DOFI_LINK_TIMEOUT_MS * 1000000ull;
+	if (ms != 0 && ms < DOFI_LINK_TIMEOUT_MIN_MS) {
+		dof_warn(DOFI_LOG,
+		         "IA '%s': %s is not 0 or %llu ms or more (a number of "
+		         "ms, or with s or ms); using %llu ms",
+		         ia->prov->info.ia_name, from, DOFI_LINK_TIMEOUT_MIN_MS,
+		         DOFI_LINK_TIMEOUT_MS);
+		ms = DOFI_LINK_TIMEOUT_MS;
+	}
+	return ms * 1000000ull;
+}
+
+/*
  * A lost link is reported by nothing below us in time: tcp and sockets
  * carry a connection on kernel TCP sockets, and TCP retransmits unacked
  * data for about 15 minutes before it gives up; libfabric sets no bound.
@@ -1856,7 +1891,7 @@ static dof_status_t dofi_msg_ia_open(dofi_ia_t *ia)
 	m->gated = dofi_gate_wanted(ia);
 	/* Kernel TCP sockets carry the connection: the link watch. */
 	if (ia->traits->kernel_tcp)
-		m->link_ns = dofi_ia_link_timeout_ns(ia);
+		m->link_ns = dofi_link_timeout_ns(ia);
 	ia->cm = m;
 	return DOF_OK;
 }

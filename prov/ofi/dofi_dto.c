@@ -156,14 +156,15 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	if (op == NULL || (posted = atomic_exchange(&op->posted, 0)) == 0)
 		return 1;
 	if (__builtin_expect(DOFI_OP_INTERNAL(op->type), 0)) {
-		dofi_cm_op_done(op, err->err ? err->err : FI_EOTHER);
+		op->ep->obj.ia->ctl->cm_op_done(op, err->err ? err->err
+		                                             : FI_EOTHER);
 		return 1;
 	}
 	st = dofi_dto_err_status(op, err->err, err->prov_errno);
 	/* A message larger than its receive breaks the connection. */
 	if (op->type == DOFI_OP_RECV &&
 	    (err->err == FI_ETRUNC || err->err == FI_ETOOSMALL))
-		dofi_cm_break_later(op->ep);
+		op->ep->obj.ia->ctl->cm_break_later(op->ep);
 	dofi_dto_fill(ev, evd, op, st, err->len);
 	if (posted == DOFI_POSTED_AFTER)
 		return dofi_dto_after(op, ev, evd, locked, 0);

@@ -231,12 +231,12 @@ dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,
 	ep->local_addr = ia->addr;
 	if (dofi_ep_alloc_pools(ep) != DOF_OK)
 		goto err_obj;
-	if (dofi_cm_ep_init(ep) != DOF_OK)
+	if (ia->ctl->cm_ep_init(ep) != DOF_OK)
 		goto err_pools;
 	pthread_mutex_lock(&ia->lock);
 	if (!dofi_ep_flags_ok(recv, a.recv_completion_flags, 1) ||
 	    !dofi_ep_flags_ok(req, a.request_completion_flags, 0)) {
-		dofi_cm_ep_fini(ep);
+		ia->ctl->cm_ep_fini(ep);
 		dofi_ep_free_pools(ep);
 		dofi_obj_free(ep);
 		pthread_mutex_unlock(&ia->lock);
@@ -691,7 +691,7 @@ void dofi_ep_close_fep(dofi_ep_t *ep)
 /* ia->lock held. */
 void dofi_ep_destroy(dofi_ep_t *ep)
 {
-	dofi_cm_ep_fini(ep);
+	ep->obj.ia->ctl->cm_ep_fini(ep);
 	dofi_dto_flush_queued(ep);
 	if (ep->pz)
 		atomic_fetch_sub(&ep->pz->nref, 1);
@@ -745,7 +745,7 @@ DAT_RETURN dofi_ep_reset(DAT_EP_HANDLE h)
 	case DAT_EP_STATE_UNCONNECTED:
 		break; /* no-op; queued receives stay */
 	case DAT_EP_STATE_DISCONNECTED:
-		dofi_cm_ep_teardown(ep);
+		ep->obj.ia->ctl->cm_ep_teardown(ep);
 		atomic_store(&ep->state, DAT_EP_STATE_UNCONNECTED);
 		memset(&ep->remote_addr, 0, sizeof(ep->remote_addr));
 		ep->remote_qual = 0;

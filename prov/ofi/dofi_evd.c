@@ -291,7 +291,7 @@ struct fid_cq *dofi_evd_cq_get(dofi_evd_t *evd, dofi_dom_t *dom)
 	__atomic_store_n(tail, x, __ATOMIC_RELEASE);
 	dof_debug(DOFI_LOG, "EVD %p: a CQ in domain %u", (void *)evd,
 	          dom->index);
-	dofi_progress_watch(evd->obj.ia);
+	evd->obj.ia->ctl->progress_watch(evd->obj.ia);
 	return x->cq;
 }
 
@@ -318,7 +318,7 @@ dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
 		if (dofi_evd_cq_open(ia, ia->dom0.domain, qlen, &evd->cq,
 		                     &evd->cq_fd) != 0)
 			goto err;
-		dofi_progress_watch(ia);
+		ia->ctl->progress_watch(ia);
 	}
 	atomic_store_explicit(&evd->ready, 1, memory_order_release);
 	return evd;
@@ -704,7 +704,7 @@ static void dofi_evd_cm_due(dofi_evd_t *evd)
 	if (dofi_unlikely(
 	            atomic_load_explicit(&ia->cm_due, memory_order_relaxed)) &&
 	    atomic_exchange(&ia->cm_due, 0))
-		dofi_cm_progress(ia);
+		ia->ctl->cm_progress(ia);
 }
 
 DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
@@ -765,7 +765,7 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 		if (!atomic_load_explicit(&ia->cm_polled, memory_order_relaxed))
 			atomic_store_explicit(&ia->cm_polled, 1,
 			                      memory_order_relaxed);
-		dofi_cm_progress_until(ia, evd);
+		ia->ctl->cm_progress_until(ia, evd);
 		if (dofi_ring_take(evd, event))
 			return DAT_SUCCESS;
 	} else if (dofi_progress_off(evd->obj.ia)) {
@@ -785,7 +785,7 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 			/* The CM alone: this EVD's own read moved its data,
 			 * and a walk over every EVD would cost as many reads
 			 * as the IA has EVDs. */
-			dofi_cm_progress_events(evd->obj.ia);
+			evd->obj.ia->ctl->cm_progress_events(evd->obj.ia);
 			if (dofi_ring_take(evd, event))
 				return DAT_SUCCESS;
 		}
@@ -859,7 +859,7 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms)
 	fds[0].events = POLLIN;
 	if (evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG)) {
 		/* Armed, or it stays readable (see dofi_cm_wait_fd). */
-		int fd = dofi_cm_wait_fd(ia, &ready);
+		int fd = ia->ctl->cm_wait_fd(ia, &ready);
 
 		if (fd >= 0) {
 			fds[nfds].fd = fd;
@@ -949,7 +949,7 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 		}
 		if (dofi_progress_off(evd->obj.ia) ||
 		    (evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG)))
-			dofi_cm_progress(evd->obj.ia);
+			evd->obj.ia->ctl->cm_progress(evd->obj.ia);
 		ms = dofi_ms_left(deadline);
 		if (ms == 0) {
 			if (nmore)
@@ -1014,7 +1014,7 @@ DAT_RETURN dofi_cno_create(DAT_IA_HANDLE h, DAT_OS_WAIT_PROXY_AGENT agent,
 	pthread_mutex_init(&cno->lock, NULL);
 	cno->agent = agent;
 	/* A CNO notifies (its fd, its agent) with no call of the consumer's. */
-	dofi_progress_need(ia, "a CNO");
+	ia->ctl->progress_need(ia, "a CNO");
 	*out = (DAT_CNO_HANDLE)cno;
 	return DAT_SUCCESS;
 }
@@ -1204,7 +1204,7 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
 			break;
 		}
 		if (dofi_progress_off(cno->obj.ia))
-			dofi_cm_progress(cno->obj.ia);
+			cno->obj.ia->ctl->cm_progress(cno->obj.ia);
 		ms = dofi_ms_left(deadline);
 		if (ms == 0) {
 			ret = DAT_TIMEOUT_EXPIRED;

@@ -164,7 +164,8 @@ dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
 	if (dofi_unlikely(posted == 0))
 		return 1;
 	if (dofi_unlikely(DOFI_OP_INTERNAL(op->type))) {
-		dofi_cm_op_done(op, 0); /* a backend's own message */
+		/* A backend's own message. */
+		op->ep->obj.ia->ctl->cm_op_done(op, 0);
 		return 1;
 	}
 	suppress = op->suppress;

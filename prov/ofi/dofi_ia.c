@@ -275,41 +275,6 @@ static dofi_progress_mode_t dofi_progress_mode(const char *fi_prov)
 }
 
 /*
- * The link watch's bound (dofi_cm_msg.c, dapl-ofi(7)): how long a
- * connection with requests outstanding may go without a sign of life from
- * its peer before it ends BROKEN. DAPL_OFI_LINK_TIMEOUT or link_timeout=
- * in the instance data, in milliseconds or with a unit, "3s", "500ms"
- * (dofi_duration_ms); 0 turns the watch off.
- */
-#define DOFI_LINK_TIMEOUT_MS 20000ull
-/* Below this, a retransmission or two could pass for a dead peer. */
-#define DOFI_LINK_TIMEOUT_MIN_MS 1000ull
-
-uint64_t dofi_ia_link_timeout_ns(const dofi_ia_t *ia)
-{
-	const char *env = getenv("DAPL_OFI_LINK_TIMEOUT");
-	uint64_t ms = ia->prov->inst.link_timeout_ms;
-	const char *from = "link_timeout= in the instance data";
-
-	if (env != NULL && *env != '\0') {
-		from = "DAPL_OFI_LINK_TIMEOUT";
-		if (dofi_duration_ms(env, &ms) != DOF_OK)
-			ms = 1; /* refused below */
-	}
-	if (ms == DOFI_INSTANCE_UNSET)
-		return DOFI_LINK_TIMEOUT_MS * 1000000ull;
-	if (ms != 0 && ms < DOFI_LINK_TIMEOUT_MIN_MS) {
-		dof_warn(DOFI_LOG,
-		         "IA '%s': %s is not 0 or %llu ms or more (a number of "
-		         "ms, or with s or ms); using %llu ms",
-		         ia->prov->info.ia_name, from, DOFI_LINK_TIMEOUT_MIN_MS,
-		         DOFI_LINK_TIMEOUT_MS);
-		ms = DOFI_LINK_TIMEOUT_MS;
-	}
-	return ms * 1000000ull;
-}
-
-/*
  * RDMA Write completion level. On InfiniBand and iWARP a write completes
  * once the target acknowledged it, so a refused write (no right, out of
  * range, revoked RMR) completes in error. libfabric tcp completes a write
@@ -334,54 +299,41 @@ static uint64_t dofi_write_flags(const dofi_traits_t *traits)
 	return traits->delivery_write ? FI_DELIVERY_COMPLETE : 0;
 }
 
-int dofi_dom_open(dofi_ia_t *ia, dofi_dom_t *dom)
+/*
+ * The connection backend for an endpoint type, or NULL: the one place
+ * that names the backends.
+ */
+static const dofi_cm_ops_t *dofi_ia_backend(enum fi_ep_type type)
 {
-	struct fi_cq_attr cq_attr = {
-	        .size = 64,
-	        .format = FI_CQ_FORMAT_DATA,
-	        .wait_obj = FI_WAIT_NONE,
-	};
-	int rc;
-
-	rc = DOFI_NOPIPE(fi_domain(ia->fabric, ia->info, &dom->domain, NULL));
-	if (rc != 0)
-		goto err;
-	rc = fi_cq_open(dom->domain, &cq_attr, &dom->null_cq, NULL);
-	if (rc != 0)
-		goto err_domain;
-	return 0;
-
-err_domain:
-	fi_close(&dom->domain->fid);
-err:
-	dom->domain = NULL;
-	dom->null_cq = NULL;
-	dof_warn(DOFI_LOG, "opening a %s domain: %s",
-	         ia->info->fabric_attr->prov_name, fi_strerror(-rc));
-	return rc;
-}
-
-/* Every CQ and endpoint in it is closed already. */
-void dofi_dom_close(dofi_dom_t *dom)
-{
-	int rc;
-
-	if (dom->null_cq != NULL)
-		fi_close(&dom->null_cq->fid);
-	if (dom->domain != NULL) {
-		rc = fi_close(&dom->domain->fid);
-		if (rc != 0)
-			dof_warn(DOFI_LOG, "closing domain %u: %s", dom->index,
-			         fi_strerror(-rc));
+	switch (type) {
+	case FI_EP_MSG:
+		return &dofi_cm_msg_ops;
+	default:
+		return NULL;
 	}
-	dom->null_cq = NULL;
-	dom->domain = NULL;
 }
+
+/* The layers above for those below (dofi_ctl_ops_t in dofi.h). */
+static const dofi_ctl_ops_t dofi_ia_ctl = {
+        .cm_progress = dofi_cm_progress,
+        .cm_progress_until = dofi_cm_progress_until,
+        .cm_progress_events = dofi_cm_progress_events,
+        .cm_timers_pending = dofi_cm_timers_pending,
+        .cm_wait_fd = dofi_cm_wait_fd,
+        .cm_break_later = dofi_cm_break_later,
+        .cm_op_done = dofi_cm_op_done,
+        .cm_ep_init = dofi_cm_ep_init,
+        .cm_ep_teardown = dofi_cm_ep_teardown,
+        .cm_ep_fini = dofi_cm_ep_fini,
+        .progress_need = dofi_progress_need,
+        .progress_watch = dofi_progress_watch,
+};
 
 DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
                         DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia_out)
 {
 	struct fi_info *hints, *info = NULL;
+	const dofi_cm_ops_t *cm_ops;
 	dofi_prov_t *p;
 	dofi_ia_t *ia;
 	DAT_RETURN ret;
@@ -421,6 +373,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	}
 	ia->obj.ia = ia;
 	ia->prov = p;
+	ia->ctl = &dofi_ia_ctl;
 	ia->stop_fd = -1;
 	pthread_mutex_init(&ia->lock, NULL);
 	for (i = 0; i < DOFI_OBJ_LAST; i++)
@@ -467,7 +420,16 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	rc = dofi_dom_open(ia, &ia->dom0);
 	if (rc != 0)
 		goto err_fi;
-	if (dofi_cm_ia_open(ia) != DOF_OK) {
+	cm_ops = dofi_ia_backend(info->ep_attr->type);
+	if (cm_ops == NULL) {
+		dof_warn(DOFI_LOG,
+		         "IA '%s': no connection backend for endpoint type %d",
+		         name, (int)info->ep_attr->type);
+		ret = DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
+		                DAT_NAME_NOT_REGISTERED);
+		goto err_close;
+	}
+	if (dofi_cm_ia_open(ia, cm_ops) != DOF_OK) {
 		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, 0);
 		goto err_close;
 	}

@@ -26,6 +26,52 @@
 #include "dofi.h"
 #include "dofi_fast.h"
 
+/* ---- domains ------------------------------------------------------------- */
+
+int dofi_dom_open(dofi_ia_t *ia, dofi_dom_t *dom)
+{
+	struct fi_cq_attr cq_attr = {
+	        .size = 64,
+	        .format = FI_CQ_FORMAT_DATA,
+	        .wait_obj = FI_WAIT_NONE,
+	};
+	int rc;
+
+	rc = DOFI_NOPIPE(fi_domain(ia->fabric, ia->info, &dom->domain, NULL));
+	if (rc != 0)
+		goto err;
+	rc = fi_cq_open(dom->domain, &cq_attr, &dom->null_cq, NULL);
+	if (rc != 0)
+		goto err_domain;
+	return 0;
+
+err_domain:
+	fi_close(&dom->domain->fid);
+err:
+	dom->domain = NULL;
+	dom->null_cq = NULL;
+	dof_warn(DOFI_LOG, "opening a %s domain: %s",
+	         ia->info->fabric_attr->prov_name, fi_strerror(-rc));
+	return rc;
+}
+
+/* Every CQ and endpoint in it is closed already. */
+void dofi_dom_close(dofi_dom_t *dom)
+{
+	int rc;
+
+	if (dom->null_cq != NULL)
+		fi_close(&dom->null_cq->fid);
+	if (dom->domain != NULL) {
+		rc = fi_close(&dom->domain->fid);
+		if (rc != 0)
+			dof_warn(DOFI_LOG, "closing domain %u: %s", dom->index,
+			         fi_strerror(-rc));
+	}
+	dom->null_cq = NULL;
+	dom->domain = NULL;
+}
+
 /* ---- PZ ------------------------------------------------------------------ */
 
 /*

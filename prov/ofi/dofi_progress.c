@@ -184,13 +184,13 @@ static void *dofi_progress_main(void *arg)
 		if (atomic_exchange(&ia->cm_polled, 0))
 			cm_polled = 1;
 		else
-			dofi_cm_progress(ia); /* also checks timers */
+			ia->ctl->cm_progress(ia); /* also checks timers */
 
 		fds[nfds].fd = ia->stop_fd;
 		fds[nfds++].events = POLLIN;
 		if (!cm_polled) {
 			/* The CM's fd, armed (see dofi_cm_wait_fd). */
-			int fd = dofi_cm_wait_fd(ia, &eq_ready);
+			int fd = ia->ctl->cm_wait_fd(ia, &eq_ready);
 
 			if (fd >= 0) {
 				fds[nfds].fd = fd;
@@ -200,7 +200,7 @@ static void *dofi_progress_main(void *arg)
 		base = nfds;
 		pthread_mutex_lock(&ia->lock);
 		now = dofi_now_ns();
-		timers = dofi_cm_timers_pending(ia);
+		timers = ia->ctl->cm_timers_pending(ia);
 		for (e = ia->objs[DOFI_OBJ_EVD].next;
 		     full && e != &ia->objs[DOFI_OBJ_EVD]; e = e->next) {
 			dofi_evd_t *evd =
