@@ -210,11 +210,11 @@ static void ring_take(void)
 }
 
 /*
- * The fabric completes op (err 0) or fails it (an FI_E* value), read by
- * the consumer's dequeue (locked 0: an event may come straight back) or
- * by the CQ drain into the ring (locked 1).
+ * The fabric completes op (err 0) or fails it (an FI_E* value), read by a
+ * dequeue or a CQ drain: both hold the EVD's lock from the read until the
+ * event is on the ring or handed back.
  */
-static void complete(dofi_op_t *op, int err, int locked)
+static void complete(dofi_op_t *op, int err)
 {
 	struct fi_cq_data_entry e = {.op_context = op, .len = op->len};
 	struct fi_cq_err_entry ee = {.op_context = op, .err = err};
@@ -222,22 +222,12 @@ static void complete(dofi_op_t *op, int err, int locked)
 	int r;
 
 	memset(&ev, 0, sizeof(ev));
-	if (locked)
-		pthread_mutex_lock(&F.evd->lock);
-	r = err ? dofi_dto_complete_err(&ee, &ev, F.evd, locked)
-	        : dofi_dto_complete(&e, &ev, F.evd, locked);
-	if (locked) {
-		if (r == 0)
-			ck_assert_int_eq(dofi_evd_push_locked(F.evd, &ev),
-			                 DOF_OK);
-		pthread_mutex_unlock(&F.evd->lock);
-	} else if (r == 0) {
-		/* Straight back only when nothing waits on the ring: the
-		 * ring's events would be older. */
-		ck_assert_uint_eq(atomic_load(&F.evd->count), 0);
-		ck_assert_uint_lt(F.nout, MAXPOST * 2);
-		F.out[F.nout++] = ev;
-	}
+	pthread_mutex_lock(&F.evd->lock);
+	r = err ? dofi_dto_complete_err(&ee, &ev, F.evd)
+	        : dofi_dto_complete(&e, &ev, F.evd);
+	if (r == 0)
+		ck_assert_int_eq(dofi_evd_push_locked(F.evd, &ev), DOF_OK);
+	pthread_mutex_unlock(&F.evd->lock);
 	ring_take();
 }
 
@@ -310,7 +300,7 @@ START_TEST(order_tcp_reads_late)
 	for (i = 0; i < 6; i++)
 		ck_assert_uint_eq(op[i]->late, types[i] == DOFI_OP_READ);
 	for (i = 0; i < 6; i++)
-		complete(op[arrive[i]], 0, i % 2);
+		complete(op[arrive[i]], 0);
 	ck_assert_uint_eq(F.nout, 6);
 	for (i = 0; i < 6; i++)
 		out_is((uint32_t)i, (uint64_t)i, DAT_DTO_SUCCESS);
@@ -337,11 +327,11 @@ START_TEST(order_acked_writes_late)
 	s3 = post(DOFI_OP_SEND, 3, 0);
 	ck_assert_uint_eq(w0->late, 1);
 	ck_assert_uint_eq(w2->late, 0);
-	complete(s3, 0, 0);
-	complete(w2, 0, 1);
-	complete(s1, 0, 0);
+	complete(s3, 0);
+	complete(w2, 0);
+	complete(s1, 0);
 	ck_assert_uint_eq(F.nout, 0); /* all behind w0 */
-	complete(w0, 0, 0);
+	complete(w0, 0);
 	end_with(w, sizeof(w) / sizeof(w[0]));
 }
 END_TEST
@@ -358,7 +348,7 @@ START_TEST(order_none_passes_through)
 		             0);
 	for (i = 3; i >= 0; i--) {
 		ck_assert_uint_eq(op[i]->late, 0);
-		complete(op[i], 0, i % 2);
+		complete(op[i], 0);
 		ck_assert_uint_eq(F.nout, 4 - (uint32_t)i);
 		out_is(3 - (uint32_t)i, (uint64_t)i, DAT_DTO_SUCCESS);
 	}
@@ -387,13 +377,13 @@ START_TEST(order_late_failure_flushes_held)
 	s2 = post(DOFI_OP_SEND, 2, 0);
 	w3 = post(DOFI_OP_WRITE, 3, 0);
 	r4 = post(DOFI_OP_READ, 4, 0);
-	complete(s2, 0, 0);
-	complete(w3, 0, 1);
-	complete(s0, 0, 0);
+	complete(s2, 0);
+	complete(w3, 0);
+	complete(s0, 0);
 	ck_assert_uint_eq(F.nout, 1);
-	complete(r1, FI_EIO, 0);
+	complete(r1, FI_EIO);
 	ck_assert_int_eq(F.ep->dto_error, 1);
-	complete(r4, 0, 0);
+	complete(r4, 0);
 	end_with(w, sizeof(w) / sizeof(w[0]));
 }
 END_TEST
@@ -410,10 +400,10 @@ START_TEST(order_held_error_keeps_place)
 	r0 = post(DOFI_OP_READ, 0, 0);
 	s1 = post(DOFI_OP_SEND, 1, 0);
 	s2 = post(DOFI_OP_SEND, 2, 0);
-	complete(s2, FI_EIO, 0);
-	complete(s1, 0, 1);
+	complete(s2, FI_EIO);
+	complete(s1, 0);
 	ck_assert_uint_eq(F.nout, 0);
-	complete(r0, 0, 1);
+	complete(r0, 0);
 	end_with(w, sizeof(w) / sizeof(w[0]));
 }
 END_TEST
@@ -434,10 +424,10 @@ START_TEST(order_refused_late_post)
 	F.refuse = 0;
 	s2 = post(DOFI_OP_SEND, 2, 0);
 	r3 = post(DOFI_OP_READ, 3, 0);
-	complete(r3, 0, 0);
-	complete(s2, 0, 0);
+	complete(r3, 0);
+	complete(s2, 0);
 	ck_assert_uint_eq(F.nout, 0);
-	complete(r0, 0, 0);
+	complete(r0, 0);
 	end_with(w, sizeof(w) / sizeof(w[0]));
 }
 END_TEST
@@ -457,11 +447,11 @@ START_TEST(order_drop_then_flush)
 	op[1] = post(DOFI_OP_SEND, 1, 0);
 	op[2] = post(DOFI_OP_SEND, 2, 0);
 	op[3] = post(DOFI_OP_SEND, 3, 0);
-	complete(op[1], 0, 0);
+	complete(op[1], 0);
 	ck_assert_uint_eq(atomic_load(&F.ep->held_n), 1);
 	dofi_dto_order_drop(F.ep);
 	ck_assert_uint_eq(atomic_load(&F.ep->held_n), 0);
-	complete(op[2], 0, 0); /* not held now, left to the flush */
+	complete(op[2], 0); /* not held now, left to the flush */
 	ck_assert_uint_eq(F.nout, 0);
 	ck_assert_uint_eq(dofi_pool_used(&F.ep->req_pool), 4);
 	for (i = 0; i < 4; i++)
@@ -472,8 +462,8 @@ START_TEST(order_drop_then_flush)
 	for (i = 0; i < 4; i++)
 		out_is((uint32_t)i, (uint64_t)i, DAT_DTO_ERR_FLUSHED);
 	/* The fabric's own late entries find nothing to report. */
-	complete(op[0], FI_ECANCELED, 0);
-	complete(op[3], 0, 1);
+	complete(op[0], FI_ECANCELED);
+	complete(op[3], 0);
 	ck_assert_uint_eq(F.nout, 4);
 	ck_assert_uint_eq(dofi_pool_used(&F.ep->req_pool), 0);
 	fake_teardown();
@@ -552,7 +542,7 @@ static void order_random_rounds(int late_order, uint64_t seed, int rounds)
 		}
 		completion_order(op, nop, order, &rs);
 		for (i = 0; i < nop; i++)
-			complete(order[i], 0, (int)check_rand_below(&rs, 2));
+			complete(order[i], 0);
 		ck_assert_uint_eq(F.nout, nwant);
 		for (i = 0; i < nwant; i++)
 			out_is(i, want[i], DAT_DTO_SUCCESS);

@@ -937,16 +937,16 @@ void dofi_pool_fini(dofi_pool_t *pool);
 /* dofi_pool_get/put, dofi_lmr_lookup, dofi_dto_complete: dofi_fast.h */
 /* Ops of the pool now posted (a scan: for queries, not the data path). */
 uint32_t dofi_pool_used(const dofi_pool_t *pool);
-/* locked: the caller holds evd->lock (as for dofi_dto_complete). */
+/* The caller holds evd->lock (as for dofi_dto_complete). */
 int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *event,
-                          dofi_evd_t *evd, int locked);
+                          dofi_evd_t *evd);
 /*
  * The completion (err 0) or error of a request that may have to wait for
- * late ones posted before it (ia->traits->late_order). Returns as
- * dofi_dto_complete; events it releases go to the EVD's ring.
+ * late ones posted before it (ia->traits->late_order), evd->lock held:
+ * the events it releases go to the EVD's ring; returns 1 (nothing for the
+ * caller), as dofi_dto_complete does then.
  */
-int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
-                   dofi_evd_t *evd, int locked);
+int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, dofi_evd_t *evd);
 /* A new libfabric endpoint: nothing late, nothing held. */
 void dofi_dto_order_reset(dofi_ep_t *ep);
 /*
@@ -958,11 +958,10 @@ dof_status_t dofi_dto_post_after(dofi_ep_t *ep, const DAT_EVENT *ev);
 /*
  * A request whose posted flag was DOFI_POSTED_AFTER is reported: queue
  * what waits behind it on the ring, after its own event (*ev, unless
- * suppress; with locked, the ring gets that too), and give the op back.
- * Returns what dofi_dto_complete returns.
+ * suppress), and give the op back. evd->lock held. Returns 1: everything
+ * went to the ring.
  */
-int dofi_dto_after(dofi_op_t *op, DAT_EVENT *ev, dofi_evd_t *evd, int locked,
-                   int suppress);
+int dofi_dto_after(dofi_op_t *op, DAT_EVENT *ev, dofi_evd_t *evd, int suppress);
 /* The same after the flush of requests reported op. ia->lock held. */
 void dofi_dto_after_flushed(dofi_op_t *op);
 /* The connection is over: forget the held list (its requests stay

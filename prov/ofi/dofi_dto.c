@@ -144,7 +144,7 @@ static DAT_DTO_COMPLETION_STATUS dofi_dto_err_status(dofi_op_t *op, int err,
 }
 
 int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
-                          dofi_evd_t *evd, int locked)
+                          dofi_evd_t *evd)
 {
 	dofi_op_t *op = err->op_context;
 	DAT_DTO_COMPLETION_STATUS st;
@@ -152,7 +152,7 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 
 	if (op != NULL && dofi_order_due(op))
 		return dofi_dto_order(op, err->err ? err->err : FI_EOTHER,
-		                      err->len, ev, evd, locked);
+		                      err->len, evd);
 	if (op == NULL || (posted = atomic_exchange(&op->posted, 0)) == 0)
 		return 1;
 	if (__builtin_expect(DOFI_OP_INTERNAL(op->type), 0)) {
@@ -167,7 +167,7 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 		op->ep->obj.ia->ctl->cm_break_later(op->ep);
 	dofi_dto_fill(ev, evd, op, st, err->len);
 	if (posted == DOFI_POSTED_AFTER)
-		return dofi_dto_after(op, ev, evd, locked, 0);
+		return dofi_dto_after(op, ev, evd, 0);
 	dofi_op_release(op);
 	return 0;
 }
@@ -293,14 +293,6 @@ static void dofi_order_hold(dofi_ep_t *ep, dofi_op_t *op)
 	atomic_fetch_add(&ep->held_n, 1);
 }
 
-/* The event of an op leaving the order machinery; the op goes back. */
-static void dofi_order_fill(dofi_op_t *op, DAT_EVENT *ev, dofi_evd_t *evd,
-                            DAT_DTO_COMPLETION_STATUS st, DAT_SEG_LENGTH len)
-{
-	dofi_dto_fill(ev, evd, op, st, len);
-	dofi_op_release(op);
-}
-
 /* Queue its event on the ring, then what follows it. evd->lock held. */
 static void dofi_order_push(dofi_op_t *op, dofi_evd_t *evd,
                             DAT_DTO_COMPLETION_STATUS st, DAT_SEG_LENGTH len,
@@ -312,7 +304,7 @@ static void dofi_order_push(dofi_op_t *op, dofi_evd_t *evd,
 	memset(&ev, 0, sizeof(ev));
 	dofi_dto_fill(&ev, evd, op, st, len);
 	if (posted == DOFI_POSTED_AFTER) {
-		(void)dofi_dto_after(op, &ev, evd, 1, suppress);
+		(void)dofi_dto_after(op, &ev, evd, suppress);
 		return;
 	}
 	dofi_op_release(op);
@@ -414,40 +406,15 @@ static DAT_DTO_COMPLETION_STATUS dofi_order_status(dofi_op_t *op, int err)
 	return err == 0 ? DAT_DTO_SUCCESS : dofi_dto_err_status(op, err, 0);
 }
 
-int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
-                   dofi_evd_t *evd, int locked)
+int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, dofi_evd_t *evd)
 {
 	dofi_ep_t *ep = op->ep;
-	DAT_DTO_COMPLETION_STATUS st;
 	uint8_t posted;
-	int suppress;
 
-	/* A late request in its turn, nothing held: straight to the caller
-	 * (tcp answers in order, so this is the common case). */
-	if (op->late && !locked && op->wait == atomic_load(&ep->late_settled) &&
-	    atomic_load(&ep->held_n) == 0) {
-		posted = atomic_exchange(&op->posted, 0);
-		if (posted == 0)
-			return 1; /* a flush of requests reported it */
-		st = dofi_order_status(op, err);
-		atomic_fetch_add(&ep->late_settled, 1);
-		if (atomic_load(&ep->held_n) == 0 &&
-		    posted != DOFI_POSTED_AFTER) {
-			suppress = op->suppress && st == DAT_DTO_SUCCESS;
-			dofi_order_fill(op, ev, evd, st, len);
-			return suppress;
-		}
-		/* Held since, or an RMR bind to follow it: by the ring. */
-		pthread_mutex_lock(&evd->lock);
-		dofi_order_late_report(ep, op, evd, st, len, posted);
-		dofi_order_release(ep, evd);
-		pthread_mutex_unlock(&evd->lock);
-		return 1;
-	}
-	if (!locked)
-		pthread_mutex_lock(&evd->lock);
+	/* evd->lock held: whatever this releases goes to the ring. */
 	if (op->late && op->wait == atomic_load(&ep->late_settled)) {
-		/* Not when a flush of requests reported it, as above. */
+		/* A late request in its turn; not when a flush of requests
+		 * reported it already. */
 		posted = atomic_exchange(&op->posted, 0);
 		if (posted != 0) {
 			dofi_order_late_report(ep, op, evd,
@@ -463,8 +430,6 @@ int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, DAT_EVENT *ev,
 		dofi_order_hold(ep, op);
 		dofi_order_release(ep, evd);
 	}
-	if (!locked)
-		pthread_mutex_unlock(&evd->lock);
 	return 1;
 }
 
@@ -531,25 +496,20 @@ dof_status_t dofi_dto_post_after(dofi_ep_t *ep, const DAT_EVENT *ev)
 	return st;
 }
 
-int dofi_dto_after(dofi_op_t *op, DAT_EVENT *ev, dofi_evd_t *evd, int locked,
-                   int suppress)
+int dofi_dto_after(dofi_op_t *op, DAT_EVENT *ev, dofi_evd_t *evd, int suppress)
 {
 	dofi_ep_t *ep = op->ep;
 	DAT_EVENT evs[DOFI_AFTER_MAX];
 	uint32_t i, n;
 
-	if (!locked)
-		pthread_mutex_lock(&evd->lock);
-	else if (!suppress)
+	if (!suppress)
 		(void)dofi_evd_push_locked(evd, ev); /* its own comes first */
 	n = dofi_after_take(ep, (uint32_t)(op - ep->req_pool.ops), evs);
 	for (i = 0; i < n; i++)
 		(void)dofi_evd_push_locked(evd, &evs[i]);
 	/* Given back under the lock: no bind can mark its next use yet. */
 	dofi_op_release(op);
-	if (!locked)
-		pthread_mutex_unlock(&evd->lock);
-	return locked ? 1 : suppress;
+	return 1;
 }
 
 void dofi_dto_after_flushed(dofi_op_t *op)

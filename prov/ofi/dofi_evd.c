@@ -132,17 +132,16 @@ static int dofi_ring_take(dofi_evd_t *evd, DAT_EVENT *ev)
 /*
  * The error entry a read of cq announced (-FI_EAVAIL), converted into *ev:
  * 1 when it gives the consumer an event, 0 when it was taken with none,
- * -1 when none could be read. locked: the caller holds evd->lock.
+ * -1 when none could be read. evd->lock held.
  */
-static int dofi_evd_read_err(dofi_evd_t *evd, struct fid_cq *cq, DAT_EVENT *ev,
-                             int locked)
+static int dofi_evd_read_err(dofi_evd_t *evd, struct fid_cq *cq, DAT_EVENT *ev)
 {
 	struct fi_cq_err_entry err;
 
 	memset(&err, 0, sizeof(err));
 	if (fi_cq_readerr(cq, &err, 0) != 1)
 		return -1;
-	return dofi_dto_complete_err(&err, ev, evd, locked) == 0;
+	return dofi_dto_complete_err(&err, ev, evd) == 0;
 }
 
 /* Move completions of one CQ into the ring until it holds `limit`. */
@@ -159,7 +158,7 @@ static int dofi_evd_drain_cq(dofi_evd_t *evd, struct fid_cq *cq, uint32_t limit)
 		n = fi_cq_read(cq, entries,
 		               room < DOFI_CQ_BATCH ? room : DOFI_CQ_BATCH);
 		if (n == -FI_EAVAIL) {
-			int got = dofi_evd_read_err(evd, cq, &ev, 1);
+			int got = dofi_evd_read_err(evd, cq, &ev);
 
 			if (got < 0)
 				break;
@@ -170,7 +169,7 @@ static int dofi_evd_drain_cq(dofi_evd_t *evd, struct fid_cq *cq, uint32_t limit)
 		if (n <= 0)
 			break;
 		for (i = 0; i < n; i++)
-			if (dofi_dto_complete(&entries[i], &ev, evd, 1) == 0)
+			if (dofi_dto_complete(&entries[i], &ev, evd) == 0)
 				(void)dofi_evd_push_locked(evd, &ev);
 	}
 	/* Counted on the ring: a completion may release held ones too. */
@@ -668,9 +667,9 @@ static inline int dofi_evd_take_cq(dofi_evd_t *evd, struct fid_cq *cq,
 	 */
 	n = fi_cq_read(cq, &entry, 1);
 	if (n == 1)
-		return dofi_dto_complete(&entry, event, evd, 1) == 0 ? 1 : 2;
+		return dofi_dto_complete(&entry, event, evd) == 0 ? 1 : 2;
 	if (n == -FI_EAVAIL) {
-		int got = dofi_evd_read_err(evd, cq, event, 1);
+		int got = dofi_evd_read_err(evd, cq, event);
 
 		/* An error entry that cannot be read ends this look: asking
 		 * again would only find it again. */

@@ -146,11 +146,11 @@ static inline int dofi_order_due(const dofi_op_t *op)
  * there is nothing to report: a suppressed completion, or one a flush
  * reported already (each op is reported once), or not an op of ours, or
  * events went to the EVD's ring instead (held to keep posting order).
- * locked: the caller holds evd->lock.
+ * The caller holds evd->lock.
  */
 static inline __attribute__((always_inline)) int
 dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
-                  dofi_evd_t *evd, int locked)
+                  dofi_evd_t *evd)
 {
 	dofi_op_t *op = entry->op_context;
 	int suppress;
@@ -159,7 +159,7 @@ dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
 	if (dofi_unlikely(op == NULL))
 		return 1;
 	if (dofi_unlikely(dofi_order_due(op)))
-		return dofi_dto_order(op, 0, op->len, ev, evd, locked);
+		return dofi_dto_order(op, 0, op->len, evd);
 	posted = atomic_exchange(&op->posted, 0);
 	if (dofi_unlikely(posted == 0))
 		return 1;
@@ -174,7 +174,7 @@ dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
 		              op->type == DOFI_OP_RECV ? entry->len : op->len);
 	/* An RMR bind's completion follows it. */
 	if (dofi_unlikely(posted == DOFI_POSTED_AFTER))
-		return dofi_dto_after(op, ev, evd, locked, suppress);
+		return dofi_dto_after(op, ev, evd, suppress);
 	dofi_op_release(op);
 	return suppress;
 }
