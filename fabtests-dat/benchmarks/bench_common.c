@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <dirent.h>
 #include <string.h>
@@ -1120,6 +1121,18 @@ int bench_next_params(struct bench_ctx *ctx, struct bench_params *p)
 	return 1;
 }
 
+static char *bench_size_str(char *str, size_t n, long long size);
+
+/* What a progress line calls a timed run: "write 64k bytes". */
+static void bench_run_name(const struct bench_opts *o, size_t size, char *str,
+                           size_t n)
+{
+	char s[32];
+
+	snprintf(str, n, "%s %s bytes", bench_test_name(o->test),
+	         bench_size_str(s, sizeof(s), (long long)size));
+}
+
 int bench_drive(struct bench_ctx *ctx, struct bench_conn *conn,
                 struct bench_buf *b, bench_run_fn run, int xfers_per_iter,
                 bool bw)
@@ -1127,6 +1140,7 @@ int bench_drive(struct bench_ctx *ctx, struct bench_conn *conn,
 	struct bench_opts *o = ctx->opts;
 	struct bench_params p;
 	struct timespec start, end;
+	char what[64];
 	long iters;
 	int i, ret;
 
@@ -1167,7 +1181,10 @@ int bench_drive(struct bench_ctx *ctx, struct bench_conn *conn,
 			if (ret)
 				return ret;
 		}
+		bench_run_name(o, o->sizes[i], what, sizeof(what));
+		bench_progress_begin(o, what, iters);
 		ret = run(ctx, conn, b, &p, iters, &start, &end);
+		bench_progress_end();
 		if (ret)
 			return ret;
 		bench_show_perf(o->test == BENCH_TEST_CM ? 0 : o->sizes[i],
@@ -1292,7 +1309,7 @@ static int bench_lb_run(struct bench_ctx *s, struct bench_ctx *c,
 		if (ret > 0) {
 			if (comp.op != BENCH_OP_RECV || comp.len != size)
 				return -EPROTO;
-			rdone++;
+			bench_progress_at(++rdone);
 			got = 1;
 		}
 		if (got)
@@ -1310,6 +1327,7 @@ int bench_loopback_runs(struct bench_ctx *s, struct bench_ctx *c,
 {
 	struct bench_opts *o = s->opts;
 	struct timespec start, end;
+	char what[64];
 	long iters;
 	int i, ret;
 
@@ -1320,11 +1338,14 @@ int bench_loopback_runs(struct bench_ctx *s, struct bench_ctx *c,
 		                   o->warmup);
 		if (ret)
 			return ret;
+		bench_run_name(o, o->sizes[i], what, sizeof(what));
+		bench_progress_begin(o, what, iters);
 		bench_now(&start);
 		ret = bench_lb_run(s, c, sc, cc, smr, cmr, o->sizes[i], iters);
+		bench_now(&end);
+		bench_progress_end();
 		if (ret)
 			return ret;
-		bench_now(&end);
 		bench_show_perf(o->sizes[i], iters, &start, &end, 1);
 	}
 	return 0;
@@ -1502,4 +1523,136 @@ void bench_show_perf(size_t size, long iters, const struct timespec *start,
 		       size, iters, usec, (double)bytes / usec, per_xfer,
 		       1.0 / per_xfer, bench_empty_polls);
 	fflush(stdout);
+}
+
+/* ---- progress on a terminal ---------------------------------------------- */
+
+atomic_long bench_progress_count;
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* on CLOCK_MONOTONIC; signalled to quit */
+	pthread_t thread;
+	bool started; /* the thread runs */
+	bool active;  /* between begin and end */
+	bool shown;   /* a progress line is on the terminal */
+	bool quit;
+	const char *prog;
+	char what[64];
+	long total;
+	struct timespec t0;
+} bench_prog = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static double bench_secs_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	bench_now(&now);
+	return (double)(now.tv_sec - t0->tv_sec) +
+	       (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Called with the lock held: one line, written over the last one. */
+static void bench_progress_show(void)
+{
+	long done = atomic_load_explicit(&bench_progress_count,
+	                                 memory_order_relaxed);
+	double secs = bench_secs_since(&bench_prog.t0);
+	char s1[32], s2[32], left[32] = "";
+
+	if (done > 0 && done < bench_prog.total)
+		snprintf(left, sizeof(left), ", about %.0f s left",
+		         secs * (double)(bench_prog.total - done) /
+		                 (double)done);
+	fprintf(stderr, "\r%s %s: %s of %s (%ld%%), %.0f s%s\033[K",
+	        bench_prog.prog, bench_prog.what,
+	        bench_cnt_str(s1, sizeof(s1), done),
+	        bench_cnt_str(s2, sizeof(s2), bench_prog.total),
+	        bench_prog.total > 0 ? done * 100 / bench_prog.total : 0, secs,
+	        left);
+	bench_prog.shown = true;
+}
+
+static void *bench_progress_main(void *arg)
+{
+	struct timespec next;
+
+	(void)arg;
+	pthread_mutex_lock(&bench_prog.lock);
+	bench_now(&next);
+	while (!bench_prog.quit) {
+		next.tv_sec++;
+		while (!bench_prog.quit &&
+		       pthread_cond_timedwait(&bench_prog.cond,
+		                              &bench_prog.lock,
+		                              &next) != ETIMEDOUT)
+			;
+		/* Only runs that take more than a second show. */
+		if (!bench_prog.quit && bench_prog.active &&
+		    bench_secs_since(&bench_prog.t0) >= 1.0)
+			bench_progress_show();
+	}
+	pthread_mutex_unlock(&bench_prog.lock);
+	return NULL;
+}
+
+static void bench_progress_stop(void)
+{
+	pthread_mutex_lock(&bench_prog.lock);
+	bench_prog.quit = true;
+	pthread_cond_signal(&bench_prog.cond);
+	pthread_mutex_unlock(&bench_prog.lock);
+	pthread_join(bench_prog.thread, NULL);
+}
+
+/* The thread, once; false if it cannot run (then nothing shows). */
+static bool bench_progress_start(void)
+{
+	pthread_condattr_t attr;
+	bool ok;
+
+	if (bench_prog.started)
+		return true;
+	if (pthread_condattr_init(&attr))
+		return false;
+	ok = !pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) &&
+	     !pthread_cond_init(&bench_prog.cond, &attr);
+	pthread_condattr_destroy(&attr);
+	if (!ok)
+		return false;
+	if (pthread_create(&bench_prog.thread, NULL, bench_progress_main,
+	                   NULL)) {
+		pthread_cond_destroy(&bench_prog.cond);
+		return false;
+	}
+	bench_prog.started = true;
+	atexit(bench_progress_stop);
+	return true;
+}
+
+void bench_progress_begin(const struct bench_opts *o, const char *what,
+                          long total)
+{
+	bench_progress_at(0);
+	if (!isatty(STDERR_FILENO) || !bench_progress_start())
+		return;
+	pthread_mutex_lock(&bench_prog.lock);
+	bench_prog.prog = o->prog;
+	snprintf(bench_prog.what, sizeof(bench_prog.what), "%s", what);
+	bench_prog.total = total;
+	bench_now(&bench_prog.t0);
+	bench_prog.active = true;
+	pthread_mutex_unlock(&bench_prog.lock);
+}
+
+void bench_progress_end(void)
+{
+	if (!bench_prog.started)
+		return;
+	pthread_mutex_lock(&bench_prog.lock);
+	bench_prog.active = false;
+	if (bench_prog.shown)
+		fputs("\r\033[K", stderr);
+	bench_prog.shown = false;
+	pthread_mutex_unlock(&bench_prog.lock);
 }

@@ -19,6 +19,7 @@
 #define BENCH_COMMON_H
 
 #include <netinet/in.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -421,6 +422,24 @@ void bench_show_perf(size_t size, long iters, const struct timespec *start,
                      const struct timespec *end, int xfers_per_iter);
 
 const char *bench_op_name(enum bench_op op);
+
+/*
+ * Progress of a long run, on a terminal only: between begin and end, a
+ * thread of its own prints on stderr, once a second, how far the count
+ * the loop stores has got (what, done of total, seconds so far and left),
+ * and end wipes the line before the row is printed. When stderr is not a
+ * terminal, begin does nothing and no thread is started. The loop's
+ * store is one relaxed atomic store per iteration, on either side.
+ */
+extern atomic_long bench_progress_count;
+static inline void bench_progress_at(long done)
+{
+	atomic_store_explicit(&bench_progress_count, done,
+	                      memory_order_relaxed);
+}
+void bench_progress_begin(const struct bench_opts *o, const char *what,
+                          long total);
+void bench_progress_end(void);
 
 /* --detail: a '#detail key=value ...' line after each row. */
 extern bool bench_detail;

@@ -121,7 +121,7 @@ static int bw_send_client(struct bw_state *s, long count,
 		if (ret == 0)
 			continue;
 		if (c.op == BENCH_OP_SEND) {
-			done++;
+			bench_progress_at(++done);
 		} else if (c.op == BENCH_OP_RECV &&
 		           BENCH_COOKIE_TAG(c.ctx) == BENCH_TAG_ACK) {
 			acked = (long)bw_ack_value(s, BENCH_COOKIE_IDX(c.ctx));
@@ -260,7 +260,7 @@ static int bw_rma_client(struct bw_state *s, bool read, long count,
 			          bench_op_name(c.op));
 			return -EPROTO;
 		}
-		done++;
+		bench_progress_at(++done);
 	}
 	/* 'done', and the server's answer: what we wrote has landed. */
 	ret = bw_post_ack_send(s, 0, (uint64_t)count);

@@ -468,6 +468,7 @@ static int cm_cycles(struct bench_ctx *ctx, long count)
 	int ret;
 
 	for (i = 0; i < count; i++) {
+		bench_progress_at(i);
 		ret = ctx->ops->connect(ctx, &conn);
 		if (ret)
 			return ret;
@@ -532,6 +533,7 @@ static int cm_setup(struct bench_ctx *ctx, struct cm_client *cl, long n)
 			return -ECONNREFUSED;
 		}
 		cl->held[cl->nheld++] = ev.conn;
+		bench_progress_at((long)cl->nheld);
 		out--;
 	}
 	return 0;
@@ -559,8 +561,10 @@ static int cm_client_setup(struct bench_ctx *ctx, struct cm_client *cl)
 	double us;
 	int ret;
 
+	bench_progress_begin(ctx->opts, "connections held", n);
 	bench_now(&t0);
 	ret = cm_setup(ctx, cl, n);
+	bench_progress_end();
 	if (ret)
 		return ret;
 	ret = cm_command(ctx, CM_CMD_PHASE, (uint64_t)n, &rep);
@@ -596,9 +600,11 @@ static int cm_client_rate(struct bench_ctx *ctx)
 		ret = cm_command(ctx, CM_CMD_PHASE, (uint64_t)o->held, &rep);
 	if (ret)
 		return ret;
+	bench_progress_begin(o, "connect+disconnect", iters);
 	bench_now(&start);
 	ret = cm_cycles(ctx, iters);
 	bench_now(&end);
+	bench_progress_end();
 	if (!ret)
 		ret = cm_command(ctx, CM_CMD_PHASE, (uint64_t)o->held, &rep);
 	if (ret)

@@ -132,6 +132,7 @@ static int pp_run_send(struct pp_state *s, long count, struct timespec *start,
 
 	bench_now(start);
 	for (i = 0; i < count; i++) {
+		bench_progress_at(i);
 		if (client) {
 			ret = pp_send(s);
 			if (ret)
@@ -213,6 +214,7 @@ static int pp_run_write(struct pp_state *s, long count, bool mem_only,
 
 	bench_now(start);
 	for (i = 0; i < count; i++) {
+		bench_progress_at(i);
 		mark = (unsigned char)(i % 255 + 1);
 		if (client) {
 			ret = pp_write(s, mark);
