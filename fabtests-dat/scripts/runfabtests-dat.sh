@@ -68,7 +68,8 @@ Usage: $0 [OPTIONS]
                        -vvv: all)
   -h, --help           this text
 The last line is "N passed, N failed, N skipped". Exit status: 0 when
-no test failed.
+no test failed. On a terminal, a line on stderr shows the test running
+once it has run 2 s.
 EOF
 }
 
@@ -140,11 +141,50 @@ else
 	mkdir -p "$logdir" || exit 2
 fi
 
+# ---- progress on a terminal ------------------------------------------------------
+# While a test runs for 2 s or more, one line on stderr, rewritten
+# each second: "# [3/57] running dat_soak ofi-tcp: 12 s (2 passed, 0
+# failed)"; report wipes it before the result line. Nothing when stderr
+# is not a terminal (CI, a log file).
+progress=0
+[ -t 2 ] && progress=1
+progress_total=0
+progress_name=
+progress_t0=0
+progress_last=0
+progress_shown=0
+
+# progress_test NAME IA: the test that runs next.
+progress_test() {
+	progress_name="$1 $2"
+	progress_t0=$SECONDS
+	progress_last=0
+}
+
+progress_tick() {
+	local el=$((SECONDS - progress_t0)) n
+	[ "$progress" = 1 ] && [ -n "$progress_name" ] || return 0
+	[ "$el" -ge 2 ] && [ "$el" -ne "$progress_last" ] || return 0
+	progress_last=$el
+	n=$((npass + nfail + nnotrun + nexcluded + 1))
+	printf '\r# [%d/%d] running %s: %d s (%d passed, %d failed)\033[K' \
+		"$n" "$progress_total" "$progress_name" "$el" "$npass" \
+		"$nfail" >&2
+	progress_shown=1
+}
+
+progress_clear() {
+	[ "$progress_shown" = 1 ] || return 0
+	printf '\r\033[K' >&2
+	progress_shown=0
+}
+
 # ---- children, by PID -------------------------------------------------------------
 children=()
 
 cleanup() {
 	local pid
+	progress_clear
 	for pid in "${children[@]}"; do
 		kill -KILL "$pid" 2>/dev/null
 	done
@@ -177,6 +217,7 @@ finish() {
 	local pid=$1 limit=$2 deadline
 	deadline=$((SECONDS + limit))
 	while kill -0 "$pid" 2>/dev/null; do
+		progress_tick
 		if [ "$SECONDS" -ge "$deadline" ]; then
 			kill -TERM "$pid" 2>/dev/null
 			sleep 2
@@ -207,6 +248,7 @@ excluded_list=()
 report() {
 	local name=$1 ia=$2 result=$3 show=0 f why=
 	shift 3
+	progress_clear
 	if [ "$result" = Notrun ]; then
 		why=$(notrun_why "$@")
 		[ "$named_ias" -eq 0 ] || result=Fail
@@ -403,6 +445,7 @@ run_functional() {
 			report "$t" "$ia" Excluded
 			continue
 		fi
+		progress_test "$t" "$ia"
 		# The soak runs for its duration: the limits grow with it.
 		limit=$timeout
 		args=(-T "$wd")
@@ -553,6 +596,7 @@ run_dapltest() {
 			grep -qE 'create #[0-9]+ fails: DAT_CONN_QUAL_IN_USE' "$out" &&
 			! grep -vE 'create #[0-9]+ fails: DAT_CONN_QUAL_IN_USE' "$out" |
 			grep -qiE "$dapltest_bad"; then
+			progress_clear
 			echo "$name $ia: a qualifier was in use by another" \
 				"socket; running it again" >&2
 			mv "$out" "$out.first"
@@ -731,6 +775,7 @@ run_interop() {
 			report "$t" "$ia" Excluded
 			continue
 		fi
+		progress_test "$t" "$ia"
 		missing=()
 		for p in dtest dtestcm dapltest; do
 			command -v "$p" >/dev/null || missing+=("$p")
@@ -846,6 +891,9 @@ if [ ${#ias[@]} -eq 0 ]; then
 fi
 
 echo "# fabtests-dat: build $builddir, groups $groups, IAs ${ias[*]}"
+for t in $(group_tests); do
+	selected "$t" && progress_total=$((progress_total + ${#ias[@]}))
+done
 for ia in "${ias[@]}"; do
 	load_excludes "$ia"
 done
