@@ -4,7 +4,8 @@
 #
 # bench-compare.sh: run a fabtests-dat benchmark in DAT mode and in --raw
 # mode (the same pattern on libfabric) alternately, and print per size the
-# median of each and the DAT/raw ratio, then check the DAT-layer targets:
+# median of each, the DAT/raw ratio and how many runs of each mode were
+# slow, then check the DAT-layer targets:
 #
 #   8-byte ping-pong latency (dat_pingpong -t send)   DAT/raw <= 1.05
 #   bandwidth at >= 64 KiB (dat_bw)                    DAT/raw >= 0.97
@@ -14,31 +15,48 @@
 # and one information row: 1 MiB RDMA Writes against raw writes with the
 # acknowledgement DAT asks for on tcp (--raw-write=delivery).
 #
+# A slow run: one whose time per transfer is more than 1.3 times that of
+# the fastest run of the same size, in either mode. TCP over loopback
+# runs in one of two states, for a whole run (connection) or for a spell
+# of time, in both modes alike: the fast runs of a size lie within 1.25x
+# of the fastest, the slow ones from 1.4x up (about 4.5 against 6.5 us
+# for an 8-byte ping-pong, 10 against 17-25 us at 64 KiB). A median of
+# few runs can land in either state; the slow counts say when it may
+# have, and a row with slow runs is followed by the medians of its fast
+# runs alone (not with -s). On a busy machine, runs slowed by other work
+# count as slow too.
+#
 # Each run is a server and a client process on the loopback, each under
 # timeout(1), tracked by PID (never killed by name), on its own ports.
 # Exit status: 0 when every run worked (missed targets print MISS but do
-# not fail), 1 when a run failed, 2 on bad usage.
+# not fail), 1 when a run failed, 2 on bad usage or a missing tool.
 #
 # Usage:
 #   bench-compare.sh [options]                      the four targets
 #   bench-compare.sh [options] PROGRAM [ARGS...]    one benchmark
+#   bench-compare.sh --plot DIR [options] [PROGRAM [ARGS...]]
+#                    the same, and charts; with no PROGRAM, size sweeps
+#   bench-compare.sh --from RUNDIR [--plot DIR] [-s]
+#                    the tables (and charts) of runs kept with -k
 #
 # Options:
-#   -n PAIRS    DAT/raw pairs per benchmark (default 5, at least 5)
+#   -n PAIRS    DAT/raw pairs per benchmark (default 5, at least 3); each
+#               pair runs its two modes in turn, the first of each pair
+#               alternating (DAT raw, raw DAT, ...), so drift hits both
 #   -b PAIRS    pairs for the bandwidth rows of the four targets (default
-#               11, at least PAIRS): loopback TCP settles each connection
-#               in a fast or a slow state, in both modes, where both
-#               processes spend about twice the kernel time per message;
-#               about one run in four is slow, often enough for a median
-#               of 5 to compare a slow run with a fast one
-#   -D IA       IA name (default ofi-tcp; --raw maps it to the provider)
+#               11, at least PAIRS): about one run in four is slow, often
+#               enough for a median of 5 to compare a slow run with a fast
+#               one
+#   -D IA       IA name (default ofi-tcp; --raw maps it to the provider);
+#               repeat for several, each in turn
 #   -B DIR      directory holding the benchmark programs (default:
 #               $BENCH_BINDIR, else ./fabtests-dat/benchmarks, else the
 #               build tree next to this script)
 #   -p PORT     first side-channel port (default 24000, below Linux's
 #               ephemeral range); each run takes two
 #   -T SECONDS  timeout of each process (default 120)
-#   -k          keep the per-run logs (default: remove them)
+#   -k          keep the runs' output, in a directory named at the end
+#               (for --from)
 #   -R ARGS     more arguments for the --raw runs only, e.g.
 #               -R "--raw-wait=fd --raw-thread=safe" for a raw baseline
 #               with what DAT promises (waitable, thread-safe queues)
@@ -47,51 +65,93 @@
 #               in both modes: on loopback, where the scheduler puts two
 #               busy-polling processes decides the figure more than the
 #               code does, and it does so differently from run to run)
+#   -s          the tables alone: no per-run figures, fast-run medians or
+#               targets
+#   --plot DIR  also write a PNG chart per pattern and IA into DIR:
+#               latency (ping-pong, connections) or bandwidth against
+#               message size, DAT and raw, the median with a bar from the
+#               fastest to the slowest run. Needs gnuplot ($GNUPLOT, else
+#               gnuplot; Debian: gnuplot-nox). With no PROGRAM it runs,
+#               per IA, send/recv and RDMA-write ping-pongs (1 byte to
+#               1 MiB) and RDMA-write and send bandwidth (to 4 MiB),
+#               sizes a factor of 4 apart, instead of the four targets:
+#               about a minute per IA at -n 5 on an idle machine
+#   --from RUNDIR  run nothing: the tables of the runs kept in RUNDIR by
+#               -k (its file 'index' lists them)
 #   -h          this text
 #
 # Examples:
 #   fabtests-dat/scripts/bench-compare.sh
 #   fabtests-dat/scripts/bench-compare.sh -n 7 dat_bw -t write -S 64k,1m
 #   fabtests-dat/scripts/bench-compare.sh dat_pingpong -t write -S all -I 2000
+#   fabtests-dat/scripts/bench-compare.sh --plot plots -n 3
 
 set -u
 
 pairs=5
 bwpairs=
-ia=ofi-tcp
+ias=()
 bindir=${BENCH_BINDIR:-}
 port=24000
 tmo=120
 keep=0
+brief=0
+plotdir=
+from=
+slowx=1.3
+gnuplot=${GNUPLOT:-gnuplot}
 
 usage() {
 	sed -n '/^# Usage:/,/^$/p' "$0" | sed 's/^# \{0,1\}//'
 }
 
+# The long options first; getopts takes the rest.
 pin=1
 raw_args=()
-while getopts "n:b:D:B:p:T:kR:Uh" opt; do
+args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--plot | --from)
+		if [ $# -lt 2 ] || [ -z "$2" ]; then
+			echo "bench-compare: $1 wants a directory" >&2
+			exit 2
+		fi
+		[ "$1" = --plot ] && plotdir=$2 || from=$2
+		shift 2
+		;;
+	--plot=* | --from=*)
+		[ "${1%%=*}" = --plot ] && plotdir=${1#*=} || from=${1#*=}
+		shift
+		;;
+	--) args+=("$@"); break ;;
+	*) args+=("$1"); shift ;;
+	esac
+done
+set -- "${args[@]+"${args[@]}"}"
+while getopts "n:b:D:B:p:T:kR:Ush" opt; do
 	case $opt in
 	n) pairs=$OPTARG ;;
 	b) bwpairs=$OPTARG ;;
-	D) ia=$OPTARG ;;
+	D) ias+=("$OPTARG") ;;
 	B) bindir=$OPTARG ;;
 	p) port=$OPTARG ;;
 	T) tmo=$OPTARG ;;
 	k) keep=1 ;;
 	R) read -r -a raw_args <<<"$OPTARG" ;;
 	U) pin=0 ;;
+	s) brief=1 ;;
 	h) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+[ ${#ias[@]} -gt 0 ] || ias=(ofi-tcp)
 
 case $pairs in
 '' | *[!0-9]*) echo "bench-compare: -n wants a number" >&2; exit 2 ;;
 esac
-if [ "$pairs" -lt 5 ]; then
-	echo "bench-compare: at least 5 pairs (-n $pairs given)" >&2
+if [ "$pairs" -lt 3 ]; then
+	echo "bench-compare: at least 3 pairs (-n $pairs given)" >&2
 	exit 2
 fi
 case ${bwpairs:=11} in
@@ -99,20 +159,60 @@ case ${bwpairs:=11} in
 esac
 [ "$bwpairs" -lt "$pairs" ] && bwpairs=$pairs
 
-# shellcheck source=fabtests-dat/scripts/bench-lib.sh
-. "$(cd "$(dirname "$0")" && pwd)/bench-lib.sh" || exit 2
-bench_find_bindir bench-compare dat_pingpong || exit 2
+# Before any run: a sweep that cannot be drawn is time lost.
+if [ -n "$plotdir" ]; then
+	if ! command -v "$gnuplot" >/dev/null 2>&1; then
+		echo "bench-compare: --plot needs gnuplot, and '$gnuplot' is" \
+			"not found: install it (Debian: apt-get install" \
+			"gnuplot-nox) or set GNUPLOT" >&2
+		exit 2
+	fi
+	mkdir -p "$plotdir" || exit 2
+fi
+if [ -n "$from" ] && [ ! -f "$from/index" ]; then
+	echo "bench-compare: $from/index: no runs kept there (-k)" >&2
+	exit 2
+fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/bench-compare.XXXXXX") || exit 1
+if [ -z "$from" ]; then
+	# shellcheck source=fabtests-dat/scripts/bench-lib.sh
+	. "$(cd "$(dirname "$0")" && pwd)/bench-lib.sh" || exit 2
+	bench_find_bindir bench-compare dat_pingpong || exit 2
+fi
+
+work=
+if [ -z "$from" ]; then
+	work=$(mktemp -d "${TMPDIR:-/tmp}/bench-compare.XXXXXX") || exit 1
+	: >"$work/index"
+fi
 declare -a live_pids=()
 failed=0
+
+# On a terminal, one line saying which run is going, rewritten in place;
+# nothing when stderr is not a terminal.
+progress=0
+[ -t 2 ] && progress=1
+progress_show() {
+	[ "$progress" = 1 ] && printf '\r  %s\033[K' "$*" >&2
+	return 0
+}
+progress_clear() {
+	[ "$progress" = 1 ] && printf '\r\033[K' >&2
+	return 0
+}
 
 cleanup() {
 	local p
 	for p in "${live_pids[@]}"; do
 		kill "$p" 2>/dev/null
 	done
-	[ "$keep" = 1 ] || rm -rf "$work"
+	progress_clear
+	[ -n "$work" ] || return 0
+	if [ "$keep" = 1 ]; then
+		echo "bench-compare: runs kept in $work (--from $work)" >&2
+	else
+		rm -rf "$work"
+	fi
 }
 trap cleanup EXIT
 trap 'echo "bench-compare: interrupted" >&2; exit 1' INT TERM
@@ -163,6 +263,7 @@ run_pair() {
 	src=$?
 	live_pids=()
 	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
+		progress_clear
 		if grep -qi 'address already in use\|CONN_QUAL_IN_USE' \
 			"$work/$tag.srv"; then
 			echo "bench-compare: port $oob or $((oob + 1)) busy, next ports" >&2
@@ -181,11 +282,22 @@ show_libs() {
 	grep -h '^# lib ' "$1" 2>/dev/null | sort -u | sed 's/^# lib /  using /'
 }
 
+# The test a benchmark's arguments ask for (-t), else its default.
+test_of() {
+	local t=send
+	while [ $# -gt 0 ]; do
+		[ "$1" = -t ] && [ $# -gt 1 ] && t=$2
+		shift
+	done
+	echo "$t"
+}
+
 # compare [-b] [-r ARG] NAME PROGRAM ARGS...: pairs of runs (-b: bandwidth
-# rows' count), then the table and targets. -r: one more argument for the
-# raw runs, which makes the rows information rather than targets.
+# rows' count) on each IA, then the table and targets. -r: one more
+# argument for the raw runs, which makes the rows information rather
+# than targets.
 compare() {
-	local name prog i tag order mode n=$pairs info=0 rc=0
+	local n=$pairs info=0 rc=0
 	local saved=("${raw_args[@]}")
 	while :; do
 		case $1 in
@@ -194,19 +306,19 @@ compare() {
 		*) break ;;
 		esac
 	done
-	compare_rows "$n" "$info" "$@" || rc=1
+	for ia in "${ias[@]}"; do
+		compare_runs "$n" "$info" "$@" || rc=1
+	done
 	raw_args=("${saved[@]}")
 	return "$rc"
 }
 
-compare_rows() {
+compare_runs() {
 	local n=$1 info=$2 name prog i tag order mode
 	shift 2
-	name=$1
+	name=$1.$ia
 	prog=$2
 	shift 2
-	echo
-	echo "== $prog $* ($ia, $n pairs${raw_args[*]:+, raw: ${raw_args[*]}}) =="
 	: >"$work/$name.dat"
 	: >"$work/$name.raw"
 	for ((i = 0; i < n; i++)); do
@@ -214,6 +326,7 @@ compare_rows() {
 		if ((i % 2 == 0)); then order="dat raw"; else order="raw dat"; fi
 		for mode in $order; do
 			tag="$name.$mode.$i"
+			progress_show "$prog $* ($ia): pair $((i + 1)) of $n, $mode"
 			if ! run_once "$tag" "$mode" "$prog" "$@"; then
 				failed=1
 				return 1
@@ -221,10 +334,27 @@ compare_rows() {
 			grep '^#detail ' "$work/$tag.out" >>"$work/$name.$mode"
 		done
 	done
-	show_libs "$work/$name.dat.0.err"
-	awk -v prog="$prog" -v args=" $* " -v info="$info" \
-		-v rawx="${raw_args[*]}" -f - "$work/$name.dat" \
-		"$work/$name.raw" <<'EOF'
+	progress_clear
+	printf '%s|%s|%s|%s|%s|%s\n' "$name" "$ia" "$n" "$info" \
+		"${raw_args[*]}" "$prog $*" >>"$work/index"
+	report "$work" "$name" "$ia" "$n" "$info" "${raw_args[*]}" "$prog" "$@"
+}
+
+# report DIR NAME IA PAIRS INFO RAWX PROGRAM ARGS...: the table of the
+# runs in DIR/NAME.dat and DIR/NAME.raw (their '#detail' lines), and with
+# --plot the chart.
+report() {
+	local dir=$1 name=$2 ia=$3 n=$4 info=$5 rawx=$6 prog=$7
+	shift 7
+	local test pdata=
+	test=$(test_of "$@")
+	echo
+	echo "== $prog $* ($ia, $n pairs${rawx:+, raw: $rawx}) =="
+	show_libs "$dir/$name.dat.0.err"
+	[ -n "$plotdir" ] && pdata="$plotdir/$ia-${name%."$ia"}.data"
+	awk -v prog="$prog" -v test="$test" -v info="$info" -v rawx="$rawx" \
+		-v brief="$brief" -v slowx="$slowx" -v plot="$pdata" \
+		-f - "$dir/$name.dat" "$dir/$name.raw" <<'EOF'
 # Split list into a[1..n], lowest first; returns n.
 function sortv(list, a,    n, i, j, t) {
 	n = split(list, a, " ")
@@ -238,12 +368,20 @@ function sortv(list, a,    n, i, j, t) {
 }
 function median(list,    n, a) {
 	n = sortv(list, a)
+	if (n == 0)
+		return 0
 	if (n % 2)
 		return a[(n + 1) / 2]
 	return (a[n / 2] + a[n / 2 + 1]) / 2
 }
-# Every run's figure, lowest first: loopback TCP bandwidth often falls in
-# one of two states per connection, which a median alone hides.
+function lowest(list,    a) {
+	return sortv(list, a) ? a[1] : 0
+}
+function highest(list,    n, a) {
+	n = sortv(list, a)
+	return n ? a[n] : 0
+}
+# Every run's figure, lowest first: a median alone hides two states.
 function runs(list,    n, a, i, out) {
 	n = sortv(list, a)
 	out = ""
@@ -251,40 +389,22 @@ function runs(list,    n, a, i, out) {
 		out = out sprintf(" %.0f", a[i])
 	return out
 }
-# The runs of list at or above lim (the fast state), as a list; their
-# count goes to nfast.
-function fast(list, lim,    n, a, i, out) {
-	n = sortv(list, a)
+# Of mode's runs at size s, the figures of list (rate, bw or lat) of those
+# whose time per transfer is at most lim (fast: 1) or above it (slow: 0),
+# as a list; their count goes to nsel.
+function pick(list, m, s, lim, fast,    k, out) {
 	out = ""
-	nfast = 0
-	for (i = 1; i <= n; i++)
-		if (a[i] + 0 >= lim) {
-			out = out " " a[i]
-			nfast++
+	nsel = 0
+	for (k = 1; k <= nrun[m, s]; k++)
+		if ((t[m, s, k] + 0 <= lim) == fast) {
+			out = out " " val[list, m, s, k]
+			nsel++
 		}
 	return out
 }
-# Both modes by state: a median lands in either state when slow runs are
-# near half, so compare the fast runs, and count the slow ones (where the
-# slowest run is under 60% of the best: a spread, not two states, else).
-function states(d, r,    a, n, lim, td, tr, fd, fr, nd, nr) {
-	n = sortv(d " " r, a)
-	# Two states only where some run fell far below the best.
-	if (a[1] + 0 >= 0.6 * a[n])
-		return
-	lim = 0.8 * a[n]
-	td = sortv(d, a)
-	tr = sortv(r, a)
-	fd = fast(d, lim)
-	nd = nfast
-	fr = fast(r, lim)
-	nr = nfast
-	printf "  fast state (>= 80%% of the best run): DAT %.0f, raw %.0f MB/s, DAT/raw %.3f; slow runs DAT %d/%d, raw %d/%d\n",
-		median(fd), median(fr), median(fd) / median(fr),
-		td - nd, td, tr - nr, tr
-}
 FNR == 1 { mode = (FILENAME ~ /\.dat$/) ? "dat" : "raw" }
-{
+/^#detail / {
+	delete v
 	for (i = 2; i <= NF; i++) {
 		split($i, kv, "=")
 		v[kv[1]] = kv[2]
@@ -294,11 +414,18 @@ FNR == 1 { mode = (FILENAME ~ /\.dat$/) ? "dat" : "raw" }
 		seen[s] = 1
 		sizes[++ns] = s
 	}
+	k = ++nrun[mode, s]
+	t[mode, s, k] = v["usec_per_xfer"]
+	val["lat", mode, s, k] = v["usec_per_xfer"]
+	val["bw", mode, s, k] = v["mb_per_sec"]
+	val["rate", mode, s, k] = v["mxfers_per_sec"]
 	lat[mode, s] = lat[mode, s] " " v["usec_per_xfer"]
 	bw[mode, s] = bw[mode, s] " " v["mb_per_sec"]
 	rate[mode, s] = rate[mode, s] " " v["mxfers_per_sec"]
 }
 function target(what, r, op, lim) {
+	if (brief)
+		return
 	if (info) {
 		# Not the target's comparison: raw was given more to do.
 		printf "info    %-34s DAT/raw %6.3f (raw: %s)\n", what, r,
@@ -309,34 +436,64 @@ function target(what, r, op, lim) {
 	printf "target  %-34s DAT/raw %6.3f %s %.2f  %s\n", what, r, op, lim,
 		ok ? "PASS" : "MISS"
 }
+# The fast runs alone, where some are slow and each mode has fast ones.
+function fastrow(s, lim, what, scale, fmt,    fd, fr, nd, nr, d, r) {
+	if (brief)
+		return
+	fd = pick(what, "dat", s, lim, 1)
+	nd = nsel
+	fr = pick(what, "raw", s, lim, 1)
+	nr = nsel
+	if (nd == nrun["dat", s] && nr == nrun["raw", s])
+		return
+	if (nd == 0 || nr == 0) {
+		printf "  fast runs only: none in %s\n", nd ? "raw" : "DAT"
+		return
+	}
+	d = median(fd) * scale
+	r = median(fr) * scale
+	printf "  fast runs only: DAT " fmt ", raw " fmt ", DAT/raw %.3f (%d and %d runs)\n",
+		d, r, d / r, nd, nr
+}
 END {
 	cm = (prog == "dat_cm_rate")
 	pp = (prog == "dat_pingpong")
-	test = "send"
-	if (match(args, / -t [a-z]+ /))
-		test = substr(args, RSTART + 4, RLENGTH - 5)
 	if (cm)
-		printf "%-8s %14s %14s %9s\n", "bytes", "DAT conn/s", "raw conn/s", "DAT/raw"
+		printf "%-8s %14s %14s %9s %9s %9s\n", "bytes", "DAT conn/s",
+			"raw conn/s", "DAT/raw", "slow DAT", "slow raw"
 	else if (pp)
-		printf "%-8s %12s %12s %9s\n", "bytes", "DAT usec", "raw usec", "DAT/raw"
+		printf "%-8s %12s %12s %9s %9s %9s\n", "bytes", "DAT usec",
+			"raw usec", "DAT/raw", "slow DAT", "slow raw"
 	else
-		printf "%-8s %11s %11s %8s %11s %11s %8s\n", "bytes", "DAT MB/s",
-			"raw MB/s", "DAT/raw", "DAT Mmsg/s", "raw Mmsg/s", "DAT/raw"
+		printf "%-8s %11s %11s %8s %11s %11s %9s %9s\n", "bytes",
+			"DAT MB/s", "raw MB/s", "DAT/raw", "DAT Mmsg/s",
+			"raw Mmsg/s", "slow DAT", "slow raw"
 	for (k = 1; k <= ns; k++) {
 		s = sizes[k]
 		if (!((("dat", s) in lat) && (("raw", s) in lat))) {
 			printf "%-8d missing results\n", s
 			continue
 		}
+		# Slow: over slowx times the fastest run's time, either mode.
+		best = lowest(lat["dat", s] " " lat["raw", s])
+		lim = slowx * best
+		pick("lat", "dat", s, lim, 0)
+		sd = nsel "/" nrun["dat", s]
+		pick("lat", "raw", s, lim, 0)
+		sr = nsel "/" nrun["raw", s]
 		if (cm) {
 			d = median(rate["dat", s]) * 1e6
 			r = median(rate["raw", s]) * 1e6
-			printf "%-8s %14.0f %14.0f %9.3f\n", "-", d, r, d / r
+			printf "%-8s %14.0f %14.0f %9.3f %9s %9s\n", "-", d, r,
+				d / r, sd, sr
+			fastrow(s, lim, "rate", 1e6, "%.0f conn/s")
 			target("connection rate", d / r, ">=", 0.80)
 		} else if (pp) {
 			d = median(lat["dat", s])
 			r = median(lat["raw", s])
-			printf "%-8d %12.3f %12.3f %9.3f\n", s, d, r, d / r
+			printf "%-8d %12.3f %12.3f %9.3f %9s %9s\n", s, d, r,
+				d / r, sd, sr
+			fastrow(s, lim, "lat", 1, "%.3f usec")
 			if (s == 8 && test == "send")
 				target("8-byte ping-pong latency", d / r, "<=", 1.05)
 		} else {
@@ -344,32 +501,107 @@ END {
 			rb = median(bw["raw", s])
 			dm = median(rate["dat", s])
 			rm = median(rate["raw", s])
-			printf "%-8d %11.2f %11.2f %8.3f %11.4f %11.4f %8.3f\n", s,
-				db, rb, db / rb, dm, rm, dm / rm
-			if (s >= 65536)
+			printf "%-8d %11.2f %11.2f %8.3f %11.4f %11.4f %9s %9s\n",
+				s, db, rb, db / rb, dm, rm, sd, sr
+			if (s >= 65536 && !brief)
 				printf "  runs, MB/s: DAT%s; raw%s\n",
 					runs(bw["dat", s]), runs(bw["raw", s])
-			if (s >= 65536)
-				states(bw["dat", s], bw["raw", s])
+			fastrow(s, lim, "bw", 1, "%.0f MB/s")
 			if (s >= 65536)
 				target(sprintf("%s bandwidth at %d bytes", test, s),
 					db / rb, ">=", 0.97)
 			if (s == 8 && test == "send")
 				target("8-byte message rate", dm / rm, ">=", 0.90)
 		}
+		# The chart's data: size, then median, lowest, highest of DAT
+		# and of raw (usec per transfer, or MB/s).
+		if (plot != "" && !cm) {
+			printf "%d %s %s %s %s %s %s\n", s,
+				median(pp ? lat["dat", s] : bw["dat", s]),
+				lowest(pp ? lat["dat", s] : bw["dat", s]),
+				highest(pp ? lat["dat", s] : bw["dat", s]),
+				median(pp ? lat["raw", s] : bw["raw", s]),
+				lowest(pp ? lat["raw", s] : bw["raw", s]),
+				highest(pp ? lat["raw", s] : bw["raw", s]) >plot
+		}
 	}
+	if (!brief)
+		printf "(slow: a run over %.1fx the time per transfer of the fastest run of its size, DAT or raw)\n", slowx
 }
 EOF
+	[ -n "$pdata" ] && [ -s "$pdata" ] && chart "$pdata" "$ia" "$n" "$prog" "$test"
+	return 0
 }
 
-if [ $# -gt 0 ]; then
+# chart DATA IA PAIRS PROGRAM TEST: DATA's PNG beside it (.png for .data).
+chart() {
+	local data=$1 ia=$2 n=$3 prog=$4 test=$5 png what ylabel
+	png=${data%.data}.png
+	case $prog/$test in
+	dat_pingpong/send) what="send/recv ping-pong" ;;
+	dat_pingpong/write) what="RDMA-write ping-pong" ;;
+	dat_bw/write) what="RDMA-write bandwidth" ;;
+	dat_bw/read) what="RDMA-read bandwidth" ;;
+	*) what="$test bandwidth" ;;
+	esac
+	if [ "$prog" = dat_pingpong ]; then
+		ylabel="usec per transfer (half a round trip)"
+	else
+		ylabel="MB/s (10^6 bytes)"
+	fi
+	if [ "$(wc -l <"$data")" -lt 2 ]; then
+		echo "(no chart: one size only)"
+		return 0
+	fi
+	"$gnuplot" <<EOF || { echo "bench-compare: gnuplot failed on $data" >&2; failed=1; return 1; }
+set terminal pngcairo size 720,440 font "sans,10"
+set output "$png"
+set title "$what over $ia: DAT and raw libfabric\\nmedian of $n runs each, bars from the fastest run to the slowest"
+set xlabel "message size (bytes; ki = 1024)"
+set ylabel "$ylabel"
+set logscale xy
+set format x "%.0b%B"
+set xtics 4
+set grid
+set key top left
+set bars small
+plot "$data" using (\$1 / 1.04):2:3:4 with yerrorlines lw 2 pt 7 ps 0.6 title "DAT (dapl-ofi)", \\
+     "$data" using (\$1 * 1.04):5:6:7 with yerrorlines lw 2 pt 5 ps 0.6 title "raw libfabric"
+EOF
+	echo "chart: $png"
+}
+
+# The runs of an earlier -k, from its index: a line a comparison, NAME|IA|
+# PAIRS|INFO|RAW ARGS|PROGRAM ARGS, its runs' '#detail' lines in
+# NAME.dat and NAME.raw (DAT's first run's stderr in NAME.dat.0.err).
+from_index() {
+	local name ia n info rawx cmd argv
+	while IFS='|' read -r name ia n info rawx cmd; do
+		read -r -a argv <<<"$cmd"
+		report "$from" "$name" "$ia" "$n" "$info" "$rawx" "${argv[@]}"
+	done <"$from/index"
+}
+
+if [ -n "$from" ]; then
+	from_index
+elif [ $# -gt 0 ]; then
 	prog=$1
 	shift
 	case $prog in
-	dat_pingpong | dat_bw | dat_cm_rate) ;;
+	dat_pingpong | dat_bw) name=${prog#dat_}-$(test_of "$@") ;;
+	dat_cm_rate) name=cm_rate ;;
 	*) echo "bench-compare: unknown program '$prog'" >&2; exit 2 ;;
 	esac
-	compare one "$prog" "$@"
+	compare "$name" "$prog" "$@"
+elif [ -n "$plotdir" ]; then
+	# Size sweeps, powers of 4: ping-pongs 2000 round trips a size,
+	# bandwidth fabtests' counts (20000 messages, 2000 from 64 KiB, 200
+	# from 1 MiB).
+	sweep=1,4,16,64,256,1k,4k,16k,64k,256k,1m
+	compare pingpong-send dat_pingpong -t send -S "$sweep" -I 2000
+	compare pingpong-write dat_pingpong -t write -S "$sweep" -I 2000
+	compare bw-write dat_bw -t write -S "$sweep,4m"
+	compare bw-send dat_bw -t send -S "$sweep,4m"
 else
 	# The four targets; iteration counts give runs of about 0.1-0.5 s.
 	compare lat dat_pingpong -t send -S 8 -I 20000 -w 1000
