@@ -61,38 +61,27 @@ loopback_conf() {
 	echo "$conf"
 }
 
-bench_pair() { # program, then client arguments (server gets the mode flags)
-	local prog="$build/fabtests-dat/benchmarks/$1"; shift
-	local mode=() a spid rc
-	for a in "$@"; do
-		case "$a" in --raw | -t | write | read | send) mode+=("$a") ;; esac
-	done
-	timeout 120 "$prog" "${mode[@]}" -p 47900 >"$build/bench-server.log" 2>&1 &
-	spid=$!
-	sleep 1
-	timeout 120 "$prog" -p 47900 "$@" 127.0.0.1
-	rc=$?
-	wait "$spid" || rc=1
-	return $rc
-}
-
+# The main job: each pattern in DAT and on raw libfabric (the benchmark's
+# --raw twin), alternately, 5 runs of each; per size the medians, DAT/raw
+# and how many runs were slow (bench-compare.sh; README, "The main job").
 main_job() {
-	local rc=0
+	local rc=0 cmp=(bash "$top/fabtests-dat/scripts/bench-compare.sh" -s
+		-n 5 -B "$build/fabtests-dat/benchmarks")
 	export DAT_OVERRIDE
 	DAT_OVERRIDE=$(loopback_conf)
 	export LD_LIBRARY_PATH="$build/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 	log "main job: the registry (dat_info, DAT_OVERRIDE=$DAT_OVERRIDE)"
 	"$build/dat_info"
-	log "main job: DAT send/recv ping-pong over ofi-tcp (loopback)"
-	bench_pair dat_pingpong -S 8,64,1k,4k,64k -I 2000 || rc=1
-	log "the same pattern on raw libfabric tcp"
-	bench_pair dat_pingpong --raw -S 8,64,1k,4k,64k -I 2000 || rc=1
-	log "main job: DAT RDMA-write ping-pong over ofi-tcp"
-	bench_pair dat_pingpong -t write -S 8,4k,64k -I 2000 || rc=1
-	log "main job: DAT RDMA-write bandwidth over ofi-tcp"
-	bench_pair dat_bw -t write -S 4k,64k,1m || rc=1
-	log "the same pattern on raw libfabric tcp"
-	bench_pair dat_bw --raw -t write -S 4k,64k,1m || rc=1
+	log "main job: DAT against raw libfabric over ofi-tcp (loopback)"
+	echo "Each figure is the median of 5 runs, DAT and raw alternately."
+	echo "slow DAT, slow raw: runs over 1.3x the time of the fastest run"
+	echo "of that size in either mode, TCP loopback's slow state."
+	log "send/recv ping-pong, usec per transfer (half a round trip)"
+	"${cmp[@]}" dat_pingpong -t send -S 8,64,1k,4k,64k -I 2000 || rc=1
+	log "RDMA-write ping-pong, usec per transfer"
+	"${cmp[@]}" dat_pingpong -t write -S 8,4k,64k -I 2000 || rc=1
+	log "RDMA-write bandwidth"
+	"${cmp[@]}" dat_bw -t write -S 4k,64k,1m || rc=1
 	return $rc
 }
 
