@@ -535,7 +535,7 @@ EOF
 
 # chart DATA IA PAIRS PROGRAM TEST: DATA's PNG beside it (.png for .data).
 chart() {
-	local data=$1 ia=$2 n=$3 prog=$4 test=$5 png what ylabel
+	local data=$1 ia=$2 n=$3 prog=$4 test=$5 png what ylabel xlo xhi
 	png=${data%.data}.png
 	case $prog/$test in
 	dat_pingpong/send) what="send/recv ping-pong" ;;
@@ -553,6 +553,9 @@ chart() {
 		echo "(no chart: one size only)"
 		return 0
 	fi
+	# The x range: the sizes, with room for the bars on either side.
+	read -r xlo xhi < <(awk 'NR == 1 { lo = $1 } { hi = $1 }
+		END { print lo / 1.6, hi * 1.6 }' "$data")
 	"$gnuplot" <<EOF || { echo "bench-compare: gnuplot failed on $data" >&2; failed=1; return 1; }
 set terminal pngcairo size 720,440 font "sans,10"
 set output "$png"
@@ -560,8 +563,9 @@ set title "$what over $ia: DAT and raw libfabric\\nmedian of $n runs each, bars 
 set xlabel "message size (bytes; ki = 1024)"
 set ylabel "$ylabel"
 set logscale xy
+set xrange [$xlo:$xhi]
 set format x "%.0b%B"
-set xtics 4
+set xtics 1, 4
 set grid
 set key top left
 set bars small
