@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 dapl-ofi developers */
+/* uDAT 1.2: hook for vendor-specific definitions (none are needed). */
+
+#ifndef _DAT12_UDAT_VENDOR_SPECIFIC_H_
+#define _DAT12_UDAT_VENDOR_SPECIFIC_H_
+
+#include <dat/dat_vendor_specific.h>
+
+#endif /* _DAT12_UDAT_VENDOR_SPECIFIC_H_ */
