@@ -118,7 +118,7 @@ test_job() {
 		fail=$((fail + mc_skip))
 	fi
 
-	log "install: libdat.so links with -ldat"
+	log "install: libdat.so links with -ldat; a DAT 1.2 program builds and runs"
 	local dest="$build/destdir" prefix=/usr/local
 	rm -rf "$dest"
 	if (cd "$build" && make -s install DESTDIR="$dest" >/dev/null 2>&1) &&
@@ -129,6 +129,16 @@ test_job() {
 		pass=$((pass + 1)); echo "ok: -ldat links to libdat2.so.2"
 	else
 		fail=$((fail + 1)); echo "FAIL: -ldat"
+	fi
+	# A whole DAT 1.2 program, as its man pages build one: <dat/udat.h>
+	# and cc -ldat from the installed tree, then run over ofi-tcp.
+	if cc -I"$dest$prefix/include" "$top/test/dat12/dat12_app.c" \
+		-L"$dest$prefix/lib" -ldat -o "$build/dat12_app" &&
+		DAT_OVERRIDE=$(loopback_conf) LD_LIBRARY_PATH="$dest$prefix/lib" \
+			timeout 120 "$build/dat12_app" ofi-tcp; then
+		pass=$((pass + 1)); echo "ok: a DAT 1.2 program built with cc -ldat passes over ofi-tcp"
+	else
+		fail=$((fail + 1)); echo "FAIL: the DAT 1.2 program (test/dat12/dat12_app.c)"
 	fi
 
 	log "conformance and interop (fabtests-dat, ofi-tcp and ofi-sockets on loopback)"
