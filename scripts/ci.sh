@@ -141,6 +141,14 @@ test_job() {
 		fail=$((fail + 1)); echo "FAIL: the DAT 1.2 program (test/dat12/dat12_app.c)"
 	fi
 
+	log "install: pkg-config dat2 and dat build an OFED dtest-style program"
+	if bash "$top/test/install/pkg-config.sh" "$dest" "$prefix" \
+		"$prefix/lib" "$(loopback_conf)"; then
+		pass=$((pass + 1)); echo "ok: pkg-config dat2 and dat"
+	else
+		fail=$((fail + 1)); echo "FAIL: pkg-config dat2 and dat"
+	fi
+
 	log "conformance and interop (fabtests-dat, ofi-tcp and ofi-sockets on loopback)"
 	local ft_out="$build/fabtests-dat.out"
 	BUILDDIR="$build" bash "$top/fabtests-dat/scripts/runfabtests-dat.sh" \
