@@ -11,12 +11,15 @@
 # by DAPL_OFI_LINK_TIMEOUT, the client by link_timeout= in its dat.conf.
 #
 # Usage: linkloss.sh -b BUILDDIR [-p BINDIR] -D IA [-t MS] [-E PORT] [-T SEC]
+#    or  linkloss.sh -l LIBDIR -p BINDIR -D IA ...   (an installed tree:
+#        LIBDIR holds libdat2.so.2 and libdaplofi.so.2, BINDIR dat_linkloss)
 # Exit: 0 pass, 61 not run (not root, or no unshare, nsenter or ip),
 # anything else failure.  Children are ended by their PIDs.
 
 set -u
 builddir=${BUILDDIR:-.}
 bindir=
+libdir=
 ia=ofi-tcp
 bound=3000
 port=47700
@@ -25,6 +28,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-b) builddir=$2; shift 2 ;;
 	-p) bindir=$2; shift 2 ;;
+	-l) libdir=$2; shift 2 ;;
 	-D) ia=$2; shift 2 ;;
 	-t) bound=$2; shift 2 ;;
 	-E) port=$2; shift 2 ;;
@@ -32,8 +36,11 @@ while [ $# -gt 0 ]; do
 	*) echo "$0: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-builddir=$(cd "$builddir" && pwd) || exit 2
-[ -n "$bindir" ] || bindir="$builddir/fabtests-dat/functional"
+if [ -z "$libdir" ] || [ -z "$bindir" ]; then
+	builddir=$(cd "$builddir" && pwd) || exit 2
+	[ -n "$libdir" ] || libdir="$builddir/.libs"
+	[ -n "$bindir" ] || bindir="$builddir/fabtests-dat/functional"
+fi
 bin="$bindir/dat_linkloss"
 [ -x "$bin" ] || { echo "$bin: not built"; exit 1; }
 if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null ||
@@ -100,7 +107,7 @@ printf '%s u2.0 nonthreadsafe default libdaplofi.so.2 dapl.2.0 "%s %s" ""\n' \
 	"$ia" "$prov" 10.231.0.1 >"$tmp/dat.conf.a"
 printf '%s u2.0 nonthreadsafe default libdaplofi.so.2 dapl.2.0 "%s %s link_timeout=%s" ""\n' \
 	"$ia" "$prov" 10.231.0.2 "$bound" >"$tmp/dat.conf.b"
-export LD_LIBRARY_PATH="$builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export DAT_LINKLOSS_BOUND=$bound
 unset DAPL_OFI_LINK_TIMEOUT
 echo "# $ia: bound ${bound} ms; data link 10.231.0.1-10.231.0.2 (lla/llb)"
