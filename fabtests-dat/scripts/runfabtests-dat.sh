@@ -28,18 +28,49 @@
 # BUILDDIR/fabtests-dat/functional/ the programs.  The build tree may be a
 # VPATH build: nothing is looked for in the source tree but the exclude
 # files.  Every child is tracked by its PID and ended by its PID.
+#
+# The copy make install puts in $(bindir) runs the installed tree instead
+# when neither BUILDDIR nor -b is given: make install sets the inst_*
+# lines below to the directories it installed into, and the runner finds
+# libdat2.so.2, dat_info, the programs and the exclude files there.  When
+# the runner sits in DIR/$inst_bindir rather than $inst_bindir (a
+# `make install DESTDIR=DIR` tree, a package unpacked into DIR), it looks
+# under DIR for all of them.  OFED's programs (interop) come from PATH.
 
 set -u
 
 script_dir=$(cd "$(dirname "$0")" && pwd)
 
+# Set by make install in the installed copy (fabtests-dat/functional.am);
+# empty in the source tree.
+inst_bindir=
+inst_libdir=
+inst_progdir=
+inst_excludedir=
+
+# The root the installed tree sits under: "" when this script is in
+# $inst_bindir itself, DIR when it is in DIR$inst_bindir.
+inst_root() {
+	local d
+	for d in "$script_dir" "$(cd "$script_dir" && pwd -P)"; do
+		case $d in
+		"$inst_bindir") echo ""; return ;;
+		*"$inst_bindir") echo "${d%"$inst_bindir"}"; return ;;
+		esac
+	done
+	echo ""
+}
+
 usage() {
 	cat <<EOF
 Usage: $0 [OPTIONS]
-  -b, --builddir DIR   build tree (default: \$BUILDDIR, else the tree this
-                       script sits in, else the current directory)
+  -b, --builddir DIR   build tree (default: \$BUILDDIR, else the installed
+                       tree when this is the runner make install installed,
+                       else the build tree this script sits in, else the
+                       current directory)
   -p, --bindir DIR     where the functional test programs are (default:
-                       BUILDDIR/fabtests-dat/functional)
+                       BUILDDIR/fabtests-dat/functional, or the installed
+                       \$(libexecdir)/fabtests-dat)
   -D, --ia NAME        IA to test; repeat for several (default: each of
                        $default_ias that 'dat_info -v NAME' opens).
                        A named IA must run every selected test: one that
@@ -56,7 +87,7 @@ Usage: $0 [OPTIONS]
   -E, --oob-port PORT  side channel port of client/server tests (default
                        $oob_port)
   -x, --exclude DIR    directory of <ia>.exclude files (default
-                       $script_dir/exclude); a line is "TEST REASON", TEST
+                       $exclude_default); a line is "TEST REASON", TEST
                        a name or glob; a line without a reason fails
   -L, --logdir DIR     keep each test's output in DIR (default: a temporary
                        directory, removed at exit)
@@ -83,10 +114,20 @@ loopback=0
 only=
 ias=()
 bindir=
-exclude_dir="$script_dir/exclude"
+exclude_dir=
 logdir=
 keep_logs=0
 builddir=${BUILDDIR:-}
+# The installed runner uses the installed exclude files and linkloss.sh,
+# also for a build tree named with -b; the source tree's those beside it.
+if [ -n "$inst_bindir" ]; then
+	root=$(inst_root)
+	exclude_default="$root$inst_excludedir"
+	linkloss_sh="$root$inst_progdir/linkloss.sh"
+else
+	exclude_default="$script_dir/exclude"
+	linkloss_sh="$script_dir/linkloss.sh"
+fi
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -115,23 +156,41 @@ esac
 named_ias=0
 [ ${#ias[@]} -eq 0 ] || named_ias=1
 
-# ---- the build tree -----------------------------------------------------------
-if [ -z "$builddir" ]; then
-	if [ -e "$script_dir/../../.libs/libdat2.so.2" ]; then
-		builddir="$script_dir/../.."
-	else
-		builddir=.
+# ---- the build tree, or the installed tree ----------------------------------------
+# Installed mode: this is the installed runner and no build tree is named.
+if [ -n "$inst_bindir" ] && [ -z "$builddir" ]; then
+	libdir="$root$inst_libdir"
+	dat_info="$root$inst_bindir/dat_info"
+	[ -n "$bindir" ] || bindir="$root$inst_progdir"
+	where="installed ${root:+under $root }in $inst_bindir"
+	if [ ! -e "$libdir/libdat2.so.2" ] || [ ! -x "$dat_info" ] ||
+		[ ! -d "$bindir" ]; then
+		echo "$0: the installed tree is incomplete (no" \
+			"$libdir/libdat2.so.2, $dat_info or $bindir);" \
+			"give a build tree with -b DIR or BUILDDIR" >&2
+		exit 2
+	fi
+else
+	if [ -z "$builddir" ]; then
+		if [ -e "$script_dir/../../.libs/libdat2.so.2" ]; then
+			builddir="$script_dir/../.."
+		else
+			builddir=.
+		fi
+	fi
+	builddir=$(cd "$builddir" && pwd) || exit 2
+	libdir="$builddir/.libs"
+	dat_info="$builddir/dat_info"
+	[ -n "$bindir" ] || bindir="$builddir/fabtests-dat/functional"
+	where="build $builddir"
+	if [ ! -e "$libdir/libdat2.so.2" ] || [ ! -x "$dat_info" ]; then
+		echo "$0: $builddir is not a built dapl-ofi tree (no" \
+			".libs/libdat2.so.2 or dat_info); give -b DIR or" \
+			"BUILDDIR" >&2
+		exit 2
 	fi
 fi
-builddir=$(cd "$builddir" && pwd) || exit 2
-libdir="$builddir/.libs"
-dat_info="$builddir/dat_info"
-[ -n "$bindir" ] || bindir="$builddir/fabtests-dat/functional"
-if [ ! -e "$libdir/libdat2.so.2" ] || [ ! -x "$dat_info" ]; then
-	echo "$0: $builddir is not a built dapl-ofi tree (no .libs/libdat2.so.2" \
-		"or dat_info); give -b DIR or BUILDDIR" >&2
-	exit 2
-fi
+[ -n "$exclude_dir" ] || exclude_dir=$exclude_default
 export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export FT_EXPECT_LIBDIR="$libdir"
 
@@ -488,8 +547,8 @@ run_functional() {
 			if [ "$t" = dat_linkloss ]; then
 				# Two network namespaces of its own, joined by
 				# veth pairs; a short bound (3 s).
-				start "$out.log" bash "$script_dir/linkloss.sh" \
-					-b "$builddir" -p "$bindir" -D "$ia" \
+				start "$out.log" bash "$linkloss_sh" \
+					-l "$libdir" -p "$bindir" -D "$ia" \
 					"${args[@]}"
 			else
 				start "$out.log" "$bin" -D "$ia" "${args[@]}"
@@ -890,7 +949,7 @@ if [ ${#ias[@]} -eq 0 ]; then
 	echo "# no IA to test"
 fi
 
-echo "# fabtests-dat: build $builddir, groups $groups, IAs ${ias[*]}"
+echo "# fabtests-dat: $where, groups $groups, IAs ${ias[*]}"
 for t in $(group_tests); do
 	selected "$t" && progress_total=$((progress_total + ${#ias[@]}))
 done
