@@ -149,6 +149,27 @@ test_job() {
 		fail=$((fail + 1)); echo "FAIL: pkg-config dat2 and dat"
 	fi
 
+	# The runner make install put in bindir, run from / with no BUILDDIR:
+	# it must find dat_info, the libraries, the programs (libexecdir),
+	# linkloss.sh and the exclude files in the DESTDIR tree, and OFED's
+	# dtest in PATH; the programs check that libdat2 is the installed one.
+	log "install: the installed conformance suite, with no build tree"
+	local inst_run="$dest$prefix/bin/runfabtests-dat.sh"
+	local inst_out="$build/installed-suite.out"
+	if (cd / && env -u BUILDDIR "$inst_run" -h) >"$inst_out.usage" 2>&1 &&
+		grep -q '^Usage: ' "$inst_out.usage" &&
+		(cd / && env -u BUILDDIR LD_LIBRARY_PATH="$dest$prefix/lib" \
+			"$inst_run" --loopback -D ofi-tcp -g all -T 120 -v \
+			-t dat_ia,dat_evd,dat_dto,dat_msg,dat_rdma,dat_linkloss,interop_dtest) |
+		tee "$inst_out" &&
+		grep -q "^# fabtests-dat: installed under $dest in $prefix/bin," "$inst_out" &&
+		runner_summary "$inst_out" | grep -qE '^7 0 0$'; then
+		pass=$((pass + 1)); echo "ok: the installed suite ran 7 tests"
+	else
+		fail=$((fail + 1)); cat "$inst_out.usage"
+		echo "FAIL: the installed conformance suite"
+	fi
+
 	log "conformance and interop (fabtests-dat, ofi-tcp and ofi-sockets on loopback)"
 	local ft_out="$build/fabtests-dat.out"
 	BUILDDIR="$build" bash "$top/fabtests-dat/scripts/runfabtests-dat.sh" \
