@@ -9,10 +9,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build="$top/build"
 jobs=$(nproc 2>/dev/null || echo 2)
 
-# Debian packages: toolchain, libfabric, hwloc, Check, rdma-core, and the
-# OFED reference (headers, libdat2, test programs) used only by tests.
+# Debian packages: toolchain, libfabric, hwloc, Check, rdma-core, the
+# OFED reference (headers, libdat2, test programs) used only by tests, and
+# what builds and checks our own .debs (debhelper, dpkg-dev, lintian).
 packages=(
 	build-essential autoconf automake libtool pkg-config
+	debhelper dpkg-dev lintian
 	libfabric-dev libfabric-bin libhwloc-dev check
 	rdma-core libibverbs-dev
 	libdapl-dev libdapl2 dapl2-utils
@@ -168,6 +170,20 @@ test_job() {
 	else
 		fail=$((fail + 1)); cat "$inst_out.usage"
 		echo "FAIL: the installed conformance suite"
+	fi
+
+	# The .debs, built from a make dist tarball in build/deb (not in the
+	# source tree), installed with dpkg --root into build/deb/root: the
+	# host keeps Debian's libdapl2 as the reference (debian/README.Debian).
+	log "Debian packages: build, lintian, dpkg --root, dat_info, runner and OFED dtest"
+	local tarball
+	rm -f "$build"/dapl-ofi-*.tar.gz
+	if (cd "$build" && make -s dist >/dev/null 2>&1) &&
+		tarball=$(ls "$build"/dapl-ofi-*.tar.gz) &&
+		bash "$top/test/install/deb.sh" "$tarball" "$build/deb"; then
+		pass=$((pass + 1)); echo "ok: Debian packages"
+	else
+		fail=$((fail + 1)); echo "FAIL: Debian packages"
 	fi
 
 	log "conformance and interop (fabtests-dat, ofi-tcp and ofi-sockets on loopback)"
