@@ -39,9 +39,8 @@ extern "C" {
  *    than 4 GiB - 1 is DAT_LENGTH_ERROR; an EP attribute size above that
  *    is passed as 4 GiB - 1, beyond the provider's limit, so the provider
  *    refuses it as it would the 1.2 value.
- *  - dat_rmr_bind has no LMR handle in 1.2, and the provider needs it to
- *    bind: a 1.2 bind returns DAT_MODEL_NOT_SUPPORTED; unbinding (a zero
- *    length triplet) works.
+ *  - dat_rmr_bind has no LMR handle in 1.2: the call passes a null one,
+ *    and dapl-ofi binds the LMR the triplet's lmr_context names.
  */
 
 #if defined(__cplusplus) || \
@@ -1013,9 +1012,7 @@ DAT12_INLINE DAT_RETURN dat12_rmr_bind(
 		return dat_rmr_bind(rmr_, DAT_HANDLE_NULL, NULL, mem_priv_,
 		                    DAT12_V2_VA_TYPE_VA, ep_, cookie_, flags_,
 		                    context_);
-	/* Without the LMR handle only an unbind can be expressed. */
-	if (lmr_triplet_->segment_length != 0)
-		return DAT12_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	/* No LMR handle: the provider finds the LMR by its lmr_context. */
 	ret_ = dat12_lmr_triplets_to_v2(&triplet2_, lmr_triplet_, 1,
 	                                DAT_INVALID_ARG2);
 	if (ret_ != DAT_SUCCESS)

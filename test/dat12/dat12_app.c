@@ -370,6 +370,64 @@ static int app_traffic(struct app_side *cli, struct app_side *srv)
 	return 0;
 }
 
+/*
+ * An RMR through the 1.2 bind (no LMR handle: the triplet's lmr_context
+ * names the LMR): the server binds a window over its area B, the client
+ * writes there through the window's context, the server unbinds.
+ */
+static int app_rmr(struct app_side *cli, struct app_side *srv, DAT_PZ_HANDLE pz)
+{
+	DAT_RMR_HANDLE rmr = DAT_HANDLE_NULL;
+	DAT_RMR_CONTEXT wctx = 0;
+	DAT_RMR_COOKIE rcookie;
+	DAT_LMR_TRIPLET win, iov;
+	DAT_RMR_TRIPLET remote;
+	DAT_DTO_COOKIE cookie;
+	DAT_EVENT ev;
+	size_t i;
+
+	APP_CALL(dat_rmr_create(pz, &rmr));
+	win = app_iov(srv, 2 * APP_BUF_LEN, APP_BUF_LEN);
+	rcookie.as_64 = 31;
+	APP_CALL(dat_rmr_bind(rmr, &win, DAT_MEM_PRIV_REMOTE_WRITE_FLAG,
+	                      srv->ep, rcookie, DAT_COMPLETION_DEFAULT_FLAG,
+	                      &wctx));
+	if (app_wait(srv->req_evd, DAT_RMR_BIND_COMPLETION_EVENT, &ev,
+	             "RMR bind"))
+		return -1;
+	APP_CHECK(ev.event_data.rmr_completion_event_data.status ==
+	          DAT_RMR_BIND_SUCCESS);
+	APP_CHECK(ev.event_data.rmr_completion_event_data.rmr_handle == rmr);
+
+	for (i = 0; i < APP_BUF_LEN; i++)
+		cli->buf[APP_BUF_LEN + i] = (unsigned char)(i * 5 + 1);
+	iov = app_iov(cli, APP_BUF_LEN, APP_BUF_LEN);
+	remote.rmr_context = wctx;
+	remote.pad = 0;
+	remote.target_address = app_va(srv->buf + 2 * APP_BUF_LEN);
+	remote.segment_length = APP_BUF_LEN;
+	cookie.as_64 = 15;
+	APP_CALL(dat_ep_post_rdma_write(cli->ep, 1, &iov, cookie, &remote,
+	                                DAT_COMPLETION_DEFAULT_FLAG));
+	if (app_dto(cli->req_evd, 15, APP_BUF_LEN, "write through the RMR"))
+		return -1;
+
+	/* A zero-length triplet unbinds. */
+	win.segment_length = 0;
+	rcookie.as_64 = 32;
+	APP_CALL(dat_rmr_bind(rmr, &win, DAT_MEM_PRIV_REMOTE_WRITE_FLAG,
+	                      srv->ep, rcookie, DAT_COMPLETION_DEFAULT_FLAG,
+	                      &wctx));
+	if (app_wait(srv->req_evd, DAT_RMR_BIND_COMPLETION_EVENT, &ev,
+	             "RMR unbind"))
+		return -1;
+	APP_CALL(dat_rmr_free(rmr));
+	/* The write is in once its completion (delivery on tcp) came. */
+	APP_CHECK(memcmp(srv->buf + 2 * APP_BUF_LEN, cli->buf + APP_BUF_LEN,
+	                 APP_BUF_LEN) == 0);
+	return 0;
+}
+
 /* A software event through post_se and dequeue. */
 static int app_software_event(DAT_IA_HANDLE ia)
 {
@@ -447,7 +505,8 @@ static int app_run(const char *name)
 	if (app_connect(ia_attr.ia_address_ptr, cr_evd, psp, qual, &cli,
 	                &srv) ||
 	    app_reject(ia_attr.ia_address_ptr, cr_evd, psp, qual, &other) ||
-	    app_traffic(&cli, &srv) || app_software_event(ia))
+	    app_traffic(&cli, &srv) || app_rmr(&cli, &srv, pz) ||
+	    app_software_event(ia))
 		goto out;
 
 	if (dat_ep_disconnect(cli.ep, DAT_CLOSE_GRACEFUL_FLAG) != DAT_SUCCESS ||
@@ -484,7 +543,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("dat12_app: PASS on %s (connect, accept, reject, send/recv, "
-	       "RDMA write and read, software event, disconnect)\n",
+	       "RDMA write and read, RMR bind, software event, disconnect)\n",
 	       name);
 	return 0;
 }
