@@ -422,6 +422,11 @@ typedef struct dofi_ep {
 	/* A flush reported requests libfabric still held: their CQ entries
 	 * may come later (ia->lock). */
 	int cq_stale;
+	/* The connection ended while libfabric still held a receive it
+	 * would not cancel (sockets fills it): the later ones are cancelled
+	 * once it completes, or at recv_cancel_at (dofi_cm_cancel_recvs). */
+	int recv_cancel_pending;
+	uint64_t recv_cancel_at;
 	/* The CM's look at it (dofi_cm.c, ia->lock): its next deadline in
 	 * ia->timers, its place on ia->watch while a condition needs a look
 	 * at every pass, and its kick (lock-free, see dofi_cm_kick). */

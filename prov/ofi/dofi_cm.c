@@ -89,11 +89,11 @@ static int dofi_cm_seq_cmp(const void *a, const void *b)
 
 /*
  * fn(ep, op) for each op of pool still posted, in posting order (the
- * pool's own order is its free list's); without memory for the sort, in
- * the pool's order.
+ * pool's own order is its free list's), until fn returns non-zero; without
+ * memory for the sort, in the pool's order.
  */
 static void dofi_cm_each_posted(dofi_ep_t *ep, dofi_pool_t *pool,
-                                void (*fn)(dofi_ep_t *, dofi_op_t *))
+                                int (*fn)(dofi_ep_t *, dofi_op_t *))
 {
 	uint32_t i, n = 0, seen = dofi_pool_seen(pool);
 	dofi_op_t **v = malloc((seen ? seen : 1) * sizeof(*v));
@@ -103,36 +103,71 @@ static void dofi_cm_each_posted(dofi_ep_t *ep, dofi_pool_t *pool,
 			continue;
 		if (v != NULL)
 			v[n++] = &pool->ops[i];
-		else
-			fn(ep, &pool->ops[i]);
+		else if (fn(ep, &pool->ops[i]) != 0)
+			return;
 	}
 	if (v == NULL)
 		return;
 	qsort(v, n, sizeof(*v), dofi_cm_seq_cmp);
 	for (i = 0; i < n; i++)
-		fn(ep, v[i]);
+		if (fn(ep, v[i]) != 0)
+			break;
 	free(v);
 }
 
-static void dofi_cm_cancel_recv(dofi_ep_t *ep, dofi_op_t *op)
+/* Cancel op; 1 (stop) when libfabric will not, unless forced. */
+static int dofi_cm_cancel_recv(dofi_ep_t *ep, dofi_op_t *op)
 {
-	(void)fi_cancel(&ep->fep->fid, op);
+	if (fi_cancel(&ep->fep->fid, op) == 0 || !atomic_load(&op->posted))
+		return 0;
+	if (ep->recv_cancel_pending < 0)
+		return 0; /* forced */
+	ep->recv_cancel_pending = 1;
+	return 1;
 }
 
 /*
  * Cancel every receive still posted to the fi_ep (FI_ECANCELED, reported
  * as DAT_DTO_ERR_FLUSHED) when the connection ends: providers that flush
- * on their own have nothing left to cancel. sockets reports each cancel
- * as it is made, so they are made in posting order.
+ * on their own have nothing left to cancel. Receives complete in posting
+ * order, flushed ones too: sockets reports each cancel as it is made, so
+ * they are made in posting order, and it will not cancel a receive it is
+ * filling, which completes later (maybe successfully). The later ones
+ * then wait for it: the CQ is read and the cancels go on from there, at
+ * each look (dofi_cm_ep_check) until DOFI_FLUSH_NS have passed, when the
+ * rest are cancelled anyway (force). ia->lock held.
  */
-static void dofi_cm_cancel_recvs(dofi_ep_t *ep)
+static void dofi_cm_cancel_recvs(dofi_ep_t *ep, int force)
 {
-	if (ep->fep != NULL && dofi_pool_used(&ep->recv_pool) > 0)
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		ep->recv_cancel_pending = force ? -1 : 0;
+		if (ep->fep == NULL || dofi_pool_used(&ep->recv_pool) == 0)
+			break;
 		dofi_cm_each_posted(ep, &ep->recv_pool, dofi_cm_cancel_recv);
+		if (ep->recv_cancel_pending <= 0)
+			break;
+		/* Its completion may be in the CQ already: read it. */
+		if (ep->recv_evd != NULL)
+			dofi_evd_flush_cq(ep->recv_evd, 1);
+	}
+	if (ep->recv_cancel_pending > 0) {
+		if (ep->recv_cancel_at == 0) {
+			ep->recv_cancel_at = dofi_now_ns() + DOFI_FLUSH_NS;
+			dof_info(DOFI_LOG,
+			         "EP %p: a receive is still being filled at "
+			         "the connection's end: later ones wait for it",
+			         (void *)ep);
+		}
+		return;
+	}
+	ep->recv_cancel_pending = 0;
+	ep->recv_cancel_at = 0;
 }
 
 /* Report one request of the flush below. */
-static void dofi_cm_flush_request(dofi_ep_t *ep, dofi_op_t *op)
+static int dofi_cm_flush_request(dofi_ep_t *ep, dofi_op_t *op)
 {
 	uint8_t posted =
 	        atomic_load(&op->posted) ? atomic_exchange(&op->posted, 0) : 0;
@@ -144,6 +179,7 @@ static void dofi_cm_flush_request(dofi_ep_t *ep, dofi_op_t *op)
 			dofi_dto_after_flushed(op);
 		ep->cq_stale = 1; /* libfabric may still report it */
 	}
+	return 0;
 }
 
 /*
@@ -237,7 +273,7 @@ void dofi_cm_up_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num, const void *pdata,
 	ep->graceful = 0;
 	/* The backend tells the peer (and takes back its own receive). */
 	ep->obj.ia->cm_ops->disconnect(ep);
-	dofi_cm_cancel_recvs(ep);
+	dofi_cm_cancel_recvs(ep, 0);
 	/*
 	 * On an EVD shared with the requests, their successful completions
 	 * come before the end of the connection (dat_ep_disconnect): with
@@ -351,6 +387,11 @@ static uint64_t dofi_cm_ep_next(dofi_ep_t *ep, int *poll)
 	           ep->deadline != 0) {
 		next = ep->deadline;
 	}
+	if (ep->recv_cancel_pending > 0) {
+		*poll = 1;
+		if (ep->recv_cancel_at < next)
+			next = ep->recv_cancel_at;
+	}
 	b = ep->obj.ia->cm_ops->ep_timers(ep, 0, &bpoll);
 	*poll |= bpoll;
 	return b < next ? b : next;
@@ -422,6 +463,9 @@ static void dofi_cm_ep_check(dofi_ep_t *ep, uint64_t now)
 		dof_info(DOFI_LOG, "EP %p: connect timed out", (void *)ep);
 		dofi_cm_up_down(ep, DAT_CONNECTION_EVENT_TIMED_OUT, NULL, 0);
 	}
+	/* Receives waiting to be cancelled after one libfabric fills. */
+	if (ep->recv_cancel_pending > 0)
+		dofi_cm_cancel_recvs(ep, now >= ep->recv_cancel_at);
 	(void)ep->obj.ia->cm_ops->ep_timers(ep, now, &poll);
 	dofi_cm_schedule(ep);
 	/* Settled nothing that was due: not again in this pass. */
@@ -1428,6 +1472,8 @@ void dofi_cm_ep_teardown(dofi_ep_t *ep)
 	}
 	/* The end may be ours, maybe the first (EP free when connected). */
 	dofi_cm_close_fep(ep);
+	ep->recv_cancel_pending = 0;
+	ep->recv_cancel_at = 0;
 	ep->deadline = 0;
 	ep->held_event = 0;
 	ep->graceful = 0;
