@@ -13,16 +13,17 @@ objdir="$top_builddir/prov/ofi/.libs"
 layers='
 dofi_util:0
 dofi_status:1 dofi_traits:1 dofi_map:1 dofi_timer:1 dofi_cm_hdr:1
-dofi_instance:1
+dofi_instance:1 dofi_ext_attr:1
 dofi_gate:2
-dofi_dto:3 dofi_evd:3
+dofi_dto:3 dofi_evd:3 dofi_ext_dto:3
 dofi_progress:4
 dofi_mem:5
 dofi_ep:6
 dofi_cm:7
 dofi_cm_msg:8
 dofi_ia:9
-dofi_prov:10
+dofi_ext:10
+dofi_prov:11
 '
 datapath=3
 

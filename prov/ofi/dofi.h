@@ -50,6 +50,7 @@
 #include <rdma/fi_rma.h>
 
 #include <dat2/udat.h>
+#include <dat2/dat_ib_extensions.h>
 #include <dat2/dat_registry.h>
 
 #include "dof/daterr.h"
@@ -234,8 +235,11 @@ typedef struct dofi_evd {
 	uint32_t cap; /* ring capacity, >= qlen */
 	uint32_t head;
 	_Atomic uint32_t count;
-	struct fid_cq *cq;  /* DTO and RMR streams, in the IA's domain */
-	int cq_fd;          /* the CQ's wait fd; DOFI_CQ_POLLFD, -1 none */
+	struct fid_cq *cq; /* DTO and RMR streams, in the IA's domain */
+	int cq_fd;         /* the CQ's wait fd; DOFI_CQ_POLLFD, -1 none */
+	/* The IB extension's counters run (dofi_ext_dto.c): read on every
+	 * dequeue, next to cq (in what was padding). */
+	uint8_t counting;
 	dofi_evd_cq_t *xcq; /* CQs in other PZs' domains; usually NULL */
 	int efd;            /* eventfd: software/CM events for waiters */
 	_Atomic int waiters;
@@ -270,6 +274,7 @@ typedef struct dofi_evd {
 	uint64_t cm_read_next;
 	/* Set up: walkers of ia->objs may look at it (dofi_evd_ready). */
 	_Atomic int ready;
+	uint64_t cnt[DCNT_EVD_ALL_COUNTERS]; /* dofi_ext_dto.c */
 } dofi_evd_t;
 
 /*
@@ -297,6 +302,15 @@ static inline dofi_evd_cq_t *dofi_evd_xcq_next(dofi_evd_cq_t *x)
 	return __atomic_load_n(&x->next, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * A flag the control path sets while the data path reads it (whether the
+ * counters run): a plain load, without a data race.
+ */
+static inline uint8_t dofi_flag(const uint8_t *flag)
+{
+	return __atomic_load_n(flag, __ATOMIC_RELAXED);
+}
+
 /* ---- endpoints ----------------------------------------------------------- */
 
 enum {
@@ -307,9 +321,23 @@ enum {
 	/* A connection backend's own messages: never reported. */
 	DOFI_OP_CM_RECV,
 	DOFI_OP_CM_SEND,
+	/*
+	 * The IB extension's requests (dofi_ext_dto.c): they complete as
+	 * DAT_IB_DTO_EVENTs (dofi_dto_fill), and on success through the
+	 * branch the backend's own take (type >= DOFI_OP_CM_RECV), at no
+	 * cost to the others. DOFI_OP_EXT_SINK is no request of a pool but
+	 * the context of the RDMA Write half of a write with immediate data
+	 * sent as two operations: never reported.
+	 */
+	DOFI_OP_EXT_WIMM,
+	DOFI_OP_EXT_FADD,
+	DOFI_OP_EXT_CSWAP,
+	DOFI_OP_EXT_SINK,
 };
 
-#define DOFI_OP_INTERNAL(type) ((type) >= DOFI_OP_CM_RECV)
+#define DOFI_OP_INTERNAL(type) \
+	((uint8_t)((type)-DOFI_OP_CM_RECV) <= DOFI_OP_CM_SEND - DOFI_OP_CM_RECV)
+#define DOFI_OP_EXT(type) ((type) >= DOFI_OP_EXT_WIMM)
 
 /* One posted DTO; the libfabric context. Pooled per EP. */
 typedef struct dofi_op {
@@ -333,8 +361,15 @@ typedef struct dofi_op {
 	/* held: its DAT_DTO_COMPLETION_STATUS (DOFI_HSTATUS_UNPOSTED: a
 	 * late request whose post failed, taking its turn) */
 	uint8_t hstatus;
-	struct iovec *iov;
-	void **desc;
+	union {
+		struct { /* a receive's segments */
+			struct iovec *iov;
+			void **desc;
+		};
+		/* An atomic's operands (dofi_ext_dto.c): libfabric reads them
+		 * until the operation completes. */
+		uint64_t ext_val[2];
+	};
 	uint32_t iov_count;
 } dofi_op_t;
 
@@ -383,6 +418,10 @@ typedef struct dofi_cm_timer {
 typedef struct dofi_ep {
 	dofi_obj_t obj;
 	_Atomic DAT_EP_STATE state;
+	/* The IB extension's counters run (dofi_ext_dto.c): read on every post,
+	 * in the cache line of obj and state. */
+	uint8_t counting;
+	uint8_t ext_flags; /* DOFI_EXT_EP_* (below) */
 	dofi_pz_t *pz;
 	dofi_evd_t *recv_evd;
 	dofi_evd_t *req_evd;
@@ -460,7 +499,26 @@ typedef struct dofi_ep {
 	_Atomic(dofi_op_t *) last_req;
 	dofi_after_t *after;
 	uint32_t nafter;
+	/* The IB extension (dofi_ext_dto.c): the context of the RDMA Write
+	 * half of its writes with immediate data, and the counters. */
+	dofi_op_t ext_sink;
+	uint64_t cnt[DCNT_EP_ALL_COUNTERS];
 } dofi_ep_t;
+
+/* ep->ext_flags (dofi_ext.c, dofi_ext_dto.c) */
+#define DOFI_EXT_EP_PASSIVE 0x1 /* connected through dat_cr_accept */
+#define DOFI_EXT_EP_DISC    0x2 /* dat_ep_disconnect was called */
+#define DOFI_EXT_EP_WFAIL   0x4 /* a write half failed: its message too */
+
+static inline void dofi_ext_flag_set(dofi_ep_t *ep, uint8_t bits)
+{
+	__atomic_fetch_or(&ep->ext_flags, bits, __ATOMIC_RELAXED);
+}
+
+static inline void dofi_ext_flag_clear(dofi_ep_t *ep, uint8_t bits)
+{
+	__atomic_fetch_and(&ep->ext_flags, (uint8_t)~bits, __ATOMIC_RELAXED);
+}
 
 /* PSP and RSP: a passive endpoint on a conn_qual. */
 struct dofi_sp {
@@ -560,6 +618,24 @@ const dofi_traits_t *dofi_traits_lookup(const char *prov_name);
 
 /* ---- the IA -------------------------------------------------------------- */
 
+/* How the IA carries an RDMA Write with immediate data (dofi_ext_attr.c). */
+enum {
+	DOFI_IMMED_NONE,
+	/* fi_writedata: the fabric consumes a receive (FI_RX_CQ_DATA). */
+	DOFI_IMMED_WRITEDATA,
+	/* An RDMA Write, then an empty message whose CQ data holds the
+	 * immediate data and the write's length, consuming the receive. */
+	DOFI_IMMED_SENDDATA,
+};
+
+/* What the IB extension does on the IA's fabric (dofi_ext_attr.c). */
+typedef struct dofi_ia_ext {
+	uint8_t immed; /* DOFI_IMMED_* */
+	uint8_t fetch_add;
+	uint8_t cmp_swap;
+	char mtu[16]; /* DAT_IB_TRANSPORT_MTU's value */
+} dofi_ia_ext_t;
+
 typedef enum {
 	DOFI_PROGRESS_AUTO,
 	DOFI_PROGRESS_THREAD,
@@ -582,7 +658,7 @@ typedef struct dofi_ia {
 	size_t cm_data_size; /* libfabric's, including our header */
 	DAT_IA_ATTR ia_attr;
 	DAT_PROVIDER_ATTR prov_attr;
-	DAT_NAMED_ATTR named[8];
+	DAT_NAMED_ATTR named[16];
 	DAT_NAMED_ATTR transport[4];
 	char names[4][64];
 	dofi_list_t objs[DOFI_OBJ_LAST];
@@ -628,6 +704,11 @@ typedef struct dofi_ia {
 	 * the last walk began: a walk that found some may find more. */
 	_Atomic uint64_t cm_peer_ends;
 	_Atomic uint64_t cm_walk_ends;
+	/* The IB extension (dofi_ext.c): what the fabric offers, whether
+	 * the counters run, and the IA's counters. */
+	dofi_ia_ext_t ext;
+	uint8_t counting;
+	uint64_t cnt[DCNT_IA_ALL_COUNTERS];
 } dofi_ia_t;
 
 /*
@@ -637,16 +718,18 @@ typedef struct dofi_ia {
  * are layered, each calling only into those below it:
  *
  *   dofi_prov.c                       the DAT_PROVIDER table
+ *   dofi_ext.c                        the IB extension's calls
  *   dofi_ia.c                         the IA; picks the backend
  *   dofi_cm_msg.c                     a connection backend
  *   dofi_cm.c                         the DAT connection model
  *   dofi_ep.c                         EPs
  *   dofi_mem.c                        domains, PZs, LMRs, RMRs
  *   dofi_progress.c                   the progress thread
- *   dofi_dto.c, dofi_evd.c            the data path (one circle)
+ *   dofi_dto.c, dofi_evd.c,           the data path (one circle)
+ *   dofi_ext_dto.c
  *   dofi_gate.c                       sockets' listener gate
  *   dofi_status.c, _traits, _map,     leaves
- *   _timer, _cm_hdr, _instance
+ *   _timer, _cm_hdr, _instance, _ext_attr
  *   dofi_util.c                       the lowest leaf
  *
  * Calls upward go through this table, which the IA fills in when it opens
@@ -976,6 +1059,20 @@ void dofi_dto_order_drop(dofi_ep_t *ep);
 /* Post the receives queued while the EP had no fi_ep. */
 dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep);
 /*
+ * What other files' posts share with dofi_dto.c's: the check of a
+ * consumer's segments (a bad one sets *status: it completes in error,
+ * posted with dofi_dto_fail), and the turn of a request whose post
+ * failed (its posted flag 0).
+ */
+DAT_RETURN dofi_segs(dofi_ep_t *ep, DAT_COUNT nseg, const DAT_LMR_TRIPLET *segs,
+                     DAT_COUNT max_iov, DAT_MEM_PRIV_FLAGS need,
+                     struct iovec *iov, void **desc, size_t *count,
+                     DAT_SEG_LENGTH *total, DAT_DTO_COMPLETION_STATUS *status);
+DAT_RETURN dofi_dto_fail(dofi_ep_t *ep, dofi_evd_t *evd, uint8_t type,
+                         DAT_DTO_COOKIE cookie,
+                         DAT_DTO_COMPLETION_STATUS status);
+void dofi_order_unposted(dofi_ep_t *ep, dofi_op_t *op);
+/*
  * A backend's own zero-byte receive and send (DOFI_OP_CM_RECV/SEND), with
  * op one of its own (op->ep set). ia->lock held.
  */
@@ -1051,6 +1148,69 @@ void dofi_cm_ep_fini(dofi_ep_t *ep);
 void dofi_cm_sp_destroy(dofi_sp_t *sp);
 void dofi_cm_cr_destroy(dofi_cr_t *cr);
 
+/* dofi_ext.c: the IB extension (dat_ib_extensions.h) */
+/* The ops table's handle_extendedop_func. */
+DAT_RETURN dofi_ext_op(DAT_HANDLE handle, DAT_EXTENDED_OP op, va_list args);
+/*
+ * Point an IA name's ops table at the extension's own: dat_extension_op,
+ * and the create, free and connection calls, which count on the IA while
+ * its counters run and pass the call on.
+ */
+void dofi_ext_table(DAT_PROVIDER *table);
+
+/* dofi_ext_attr.c: what the extension does on the IA's fabric */
+/*
+ * IA open: the entry fi_getinfo picked, or the same fabric's entry with
+ * atomics as well (freeing the first) where the provider has them.
+ */
+struct fi_info *dofi_ext_info(dofi_ia_t *ia, struct fi_info *info);
+/*
+ * What the extension does on the IA's fabric (ia->ext; the domain is
+ * open): sets the IA attributes' extension fields and appends the named
+ * provider attributes of what it offers to named (room entries); how
+ * many it appended.
+ */
+int dofi_ext_ia_attrs(dofi_ia_t *ia, DAT_IA_ATTR *a, DAT_NAMED_ATTR *named,
+                      int room);
+
+/* dofi_ext_dto.c: the extension's data path */
+/* dat_ib_post_rdma_write_immed; dat_ib_post_fetch_and_add (type
+ * DOFI_OP_EXT_FADD, v0 the addend) and dat_ib_post_cmp_and_swap
+ * (DOFI_OP_EXT_CSWAP, v0 the swap value, v1 the compare value). */
+DAT_RETURN dofi_ext_write_imm(DAT_EP_HANDLE h, DAT_COUNT nseg,
+                              DAT_LMR_TRIPLET *segs, DAT_DTO_COOKIE cookie,
+                              const DAT_RMR_TRIPLET *remote, DAT_UINT32 imm,
+                              DAT_COMPLETION_FLAGS flags);
+DAT_RETURN dofi_ext_atomic(DAT_EP_HANDLE h, uint8_t type, uint64_t v0,
+                           uint64_t v1, DAT_LMR_TRIPLET *lbuf,
+                           DAT_DTO_COOKIE cookie, const DAT_RMR_TRIPLET *remote,
+                           DAT_COMPLETION_FLAGS flags);
+/* Count i (a DCNT_IA_*) on the IA if its counters run. */
+void dofi_ext_ia_count(dofi_ia_t *ia, int i);
+/* An extended request's DAT_IB_DTO_EVENT, from its dofi_dto_fill. */
+void dofi_ext_fill(DAT_EVENT *ev, const dofi_op_t *op);
+/* The successful completion of an extended request, taken from libfabric
+ * (posted: what the op's posted flag was). As dofi_dto_complete. */
+int dofi_ext_complete(dofi_op_t *op, DAT_EVENT *ev, dofi_evd_t *evd,
+                      uint8_t posted);
+/*
+ * A successful completion with remote CQ data of a standard op taken from
+ * libfabric: a receive that a write with immediate data consumed becomes a
+ * DAT_IB_DTO_EVENT. As dofi_dto_complete.
+ */
+int dofi_ext_complete_recv(const struct fi_cq_data_entry *entry, dofi_op_t *op,
+                           DAT_EVENT *ev, dofi_evd_t *evd);
+/* The RDMA Write half of a write with immediate data failed. */
+void dofi_ext_sink_err(dofi_op_t *sink, int err);
+/*
+ * Counting, where ep->counting or evd->counting says the counters run: a
+ * post (type DOFI_OP_*, bytes), what a dequeue or wait returned (wait:
+ * dat_evd_wait, blocked: it slept), an event queued by dofi_evd_post.
+ */
+void dofi_ext_count_post(dofi_ep_t *ep, uint8_t type, uint64_t len);
+void dofi_ext_count_take(dofi_evd_t *evd, DAT_RETURN ret, const DAT_EVENT *ev,
+                         int wait, int blocked);
+void dofi_ext_count_queued(dofi_evd_t *evd, const DAT_EVENT *ev);
 /* dofi_progress.c */
 dof_status_t dofi_progress_start(dofi_ia_t *ia);
 void dofi_progress_stop(dofi_ia_t *ia);

@@ -19,24 +19,6 @@
 #include "dofi.h"
 #include "dofi_fast.h"
 
-#define DOFI_EAGAIN_RETRIES 1000
-
-/*
- * call (a post to libfabric) again while it answers -FI_EAGAIN and
- * dofi_retry_eagain, driving cq, says to, at most DOFI_EAGAIN_RETRIES
- * times; its last return. Slow paths only.
- */
-#define DOFI_RETRY(cq, call)                                              \
-	__extension__({                                                   \
-		ssize_t dofi_rc_;                                         \
-		int dofi_tries_ = 0;                                      \
-		do                                                        \
-			dofi_rc_ = (call);                                \
-		while (dofi_retry_eagain((cq), dofi_rc_) == -FI_EAGAIN && \
-		       ++dofi_tries_ < DOFI_EAGAIN_RETRIES);              \
-		dofi_rc_;                                                 \
-	})
-
 /* ---- the op pool --------------------------------------------------------- */
 
 dof_status_t dofi_pool_init(dofi_pool_t *pool, uint32_t size,
@@ -116,7 +98,8 @@ static DAT_DTO_COMPLETION_STATUS dofi_dto_status(int err, uint8_t type)
 	case FI_EPERM:
 	case FI_EKEYREJECTED:
 	case FI_EINVAL:
-		return type == DOFI_OP_WRITE || type == DOFI_OP_READ
+		return type == DOFI_OP_WRITE || type == DOFI_OP_READ ||
+		                       DOFI_OP_EXT(type)
 		               ? DAT_DTO_ERR_REMOTE_ACCESS
 		               : DAT_DTO_ERR_LOCAL_PROTECTION;
 	case FI_ENOMSG:
@@ -150,6 +133,12 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	DAT_DTO_COMPLETION_STATUS st;
 	uint8_t posted;
 
+	/* The RDMA Write half of a write with immediate data: no event of
+	 * its own (dofi_ext_dto.c). */
+	if (op != NULL && op->type == DOFI_OP_EXT_SINK) {
+		dofi_ext_sink_err(op, err->err ? err->err : FI_EOTHER);
+		return 1;
+	}
 	if (op != NULL && dofi_order_due(op))
 		return dofi_dto_order(op, err->err ? err->err : FI_EOTHER,
 		                      err->len, evd);
@@ -235,30 +224,6 @@ void dofi_dto_order_drop(dofi_ep_t *ep)
 	 */
 	ep->held_closed = 1;
 	pthread_mutex_unlock(&ep->req_evd->lock);
-}
-
-/*
- * Before a request is posted: its place in posting order, for a flush at
- * the connection's end (a load and a store, as for receives: requests
- * posted at once by two threads have no order to keep), and its order
- * role, where the fabric needs one.
- */
-static inline void dofi_order_prepare(dofi_ep_t *ep, dofi_op_t *op, int late)
-{
-	op->seq = atomic_load_explicit(&ep->req_seq, memory_order_relaxed);
-	atomic_store_explicit(&ep->req_seq, op->seq + 1, memory_order_relaxed);
-	if (ep->obj.ia->traits->late_order == DOFI_ORDER_NONE) {
-		op->late = 0;
-		op->wait = 0;
-		return;
-	}
-	op->late = (uint8_t)(late ||
-	                     ep->obj.ia->traits->late_order == DOFI_ORDER_ALL);
-	if (op->late)
-		op->wait = atomic_fetch_add(&ep->late_posted, 1);
-	else
-		op->wait = atomic_load_explicit(&ep->late_posted,
-		                                memory_order_relaxed);
 }
 
 /* Whether op comes before held op h: a non-late request that waits for w
@@ -381,7 +346,7 @@ static void dofi_order_release(dofi_ep_t *ep, dofi_evd_t *evd)
  * takes its turn, without an event, so that what waits for it goes on.
  * The op goes back to the pool, at once or at its turn.
  */
-static void dofi_order_unposted(dofi_ep_t *ep, dofi_op_t *op)
+void dofi_order_unposted(dofi_ep_t *ep, dofi_op_t *op)
 {
 	dofi_evd_t *evd = ep->req_evd;
 
@@ -530,9 +495,9 @@ void dofi_dto_after_flushed(dofi_op_t *op)
 }
 
 /* A completion with an error the provider detected itself. */
-static DAT_RETURN dofi_dto_fail(dofi_ep_t *ep, dofi_evd_t *evd, uint8_t type,
-                                DAT_DTO_COOKIE cookie,
-                                DAT_DTO_COMPLETION_STATUS status)
+DAT_RETURN dofi_dto_fail(dofi_ep_t *ep, dofi_evd_t *evd, uint8_t type,
+                         DAT_DTO_COOKIE cookie,
+                         DAT_DTO_COMPLETION_STATUS status)
 {
 	dofi_op_t op = {.ep = ep, .cookie = cookie, .type = type};
 	DAT_EVENT ev;
@@ -552,11 +517,10 @@ static DAT_RETURN dofi_dto_fail(dofi_ep_t *ep, dofi_evd_t *evd, uint8_t type,
  * DAT_SUCCESS, a synchronous error, or sets *status for an error that is
  * reported as a completion (local protection), as hardware would.
  */
-static DAT_RETURN dofi_segs(dofi_ep_t *ep, DAT_COUNT nseg,
-                            const DAT_LMR_TRIPLET *segs, DAT_COUNT max_iov,
-                            DAT_MEM_PRIV_FLAGS need, struct iovec *iov,
-                            void **desc, size_t *count, DAT_SEG_LENGTH *total,
-                            DAT_DTO_COMPLETION_STATUS *status)
+DAT_RETURN dofi_segs(dofi_ep_t *ep, DAT_COUNT nseg, const DAT_LMR_TRIPLET *segs,
+                     DAT_COUNT max_iov, DAT_MEM_PRIV_FLAGS need,
+                     struct iovec *iov, void **desc, size_t *count,
+                     DAT_SEG_LENGTH *total, DAT_DTO_COMPLETION_STATUS *status)
 {
 	dofi_ia_t *ia = ep->obj.ia;
 	DAT_COUNT i;
@@ -605,30 +569,6 @@ static DAT_RETURN dofi_segs(dofi_ep_t *ep, DAT_COUNT nseg,
 	return DAT_SUCCESS;
 }
 
-/*
- * One segment, the common case, checked inline: its LMR when the segment
- * is good, else NULL, and the post goes through dofi_segs, which decides
- * (and says why in the log).
- */
-static inline const dofi_lmr_t *dofi_seg_lmr(const dofi_ep_t *ep,
-                                             const DAT_LMR_TRIPLET *t,
-                                             DAT_MEM_PRIV_FLAGS need)
-{
-	const dofi_lmr_t *lmr;
-
-	if (dofi_unlikely(t == NULL || t->segment_length == 0))
-		return NULL;
-	lmr = dofi_lmr_lookup(ep->obj.ia, t->lmr_context);
-	if (dofi_unlikely(lmr == NULL || lmr->pz != ep->pz ||
-	                  (lmr->priv & need) != need ||
-	                  t->virtual_address < lmr->base ||
-	                  t->segment_length > lmr->length ||
-	                  t->virtual_address - lmr->base >
-	                          lmr->length - t->segment_length))
-		return NULL;
-	return lmr;
-}
-
 /* dofi_seg_lmr, filling iov/desc: 1 when the segment is good. */
 static inline int dofi_seg1(const dofi_ep_t *ep, const DAT_LMR_TRIPLET *t,
                             DAT_MEM_PRIV_FLAGS need, struct iovec *iov,
@@ -644,32 +584,11 @@ static inline int dofi_seg1(const dofi_ep_t *ep, const DAT_LMR_TRIPLET *t,
 	return 1;
 }
 
-/* The completion flags a post accepts. */
-#define DOFI_POST_FLAGS                                              \
-	((DAT_COMPLETION_FLAGS)(DAT_COMPLETION_SUPPRESS_FLAG |       \
-	                        DAT_COMPLETION_SOLICITED_WAIT_FLAG | \
-	                        DAT_COMPLETION_UNSIGNALLED_FLAG |    \
-	                        DAT_COMPLETION_BARRIER_FENCE_FLAG |  \
-	                        DAT_COMPLETION_EVD_THRESHOLD_FLAG))
-
 static DAT_RETURN dofi_post_flags_ok(DAT_COMPLETION_FLAGS flags)
 {
 	if (flags & ~DOFI_POST_FLAGS)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	return DAT_SUCCESS;
-}
-
-static int dofi_suppress(const dofi_ep_t *ep, DAT_COMPLETION_FLAGS flags,
-                         int recv)
-{
-	DAT_COMPLETION_FLAGS ep_flags =
-	        recv ? ep->attr.recv_completion_flags
-	             : ep->attr.request_completion_flags;
-
-	if (flags & DAT_COMPLETION_SUPPRESS_FLAG)
-		return 1;
-	return (flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
-	       (ep_flags & DAT_COMPLETION_UNSIGNALLED_FLAG);
 }
 
 /* The EP's segment limit for a request of this type. */
@@ -678,14 +597,6 @@ static inline DAT_COUNT dofi_req_max_iov(const dofi_ep_t *ep, uint8_t type)
 	return type == DOFI_OP_SEND    ? ep->attr.max_request_iov
 	       : type == DOFI_OP_WRITE ? ep->attr.max_rdma_write_iov
 	                               : ep->attr.max_rdma_read_iov;
-}
-
-/* Drive progress while libfabric's queue is full, then give up. */
-static ssize_t dofi_retry_eagain(struct fid_cq *cq, ssize_t rc)
-{
-	if (rc == -FI_EAGAIN && cq != NULL)
-		(void)fi_cq_read(cq, NULL, 0);
-	return rc;
 }
 
 /* One try at posting a request (the slow path's). */
@@ -850,6 +761,8 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		return dofi_status_to_dat(dofi_fi_status((int)rc));
 	}
 	atomic_store_explicit(&ep->last_req, op, memory_order_relaxed);
+	if (dofi_unlikely(dofi_flag(&ep->counting)))
+		dofi_ext_count_post(ep, type, total);
 	return DAT_SUCCESS;
 }
 
@@ -878,9 +791,11 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	if (dofi_unlikely(ep == NULL || nseg != 1 ||
 	                  (flags & ~DOFI_POST_FLAGS) != 0))
 		goto slow;
+	/* Counted posts take the slow path (dofi_ext_dto.c). */
 	if (dofi_unlikely(
 	            atomic_load_explicit(&ep->state, memory_order_acquire) !=
-	            DAT_EP_STATE_CONNECTED))
+	                    DAT_EP_STATE_CONNECTED ||
+	            dofi_flag(&ep->counting)))
 		goto slow;
 	fep = ep->fep;
 	if (dofi_unlikely(fep == NULL))
@@ -1081,6 +996,8 @@ dofi_post_recv_slow(DAT_EP_HANDLE h, DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
 			dofi_op_list_append(&ep->recv_pool, &ep->pend_head,
 			                    &ep->pend_tail, op);
 			pthread_mutex_unlock(&ia->lock);
+			if (dofi_unlikely(dofi_flag(&ep->counting)))
+				dofi_ext_count_post(ep, DOFI_OP_RECV, total);
 			return DAT_SUCCESS;
 		}
 		pthread_mutex_unlock(&ia->lock);
@@ -1093,6 +1010,8 @@ dofi_post_recv_slow(DAT_EP_HANDLE h, DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
 		         fi_strerror((int)-rc));
 		return dofi_status_to_dat(dofi_fi_status((int)rc));
 	}
+	if (dofi_unlikely(dofi_flag(&ep->counting)))
+		dofi_ext_count_post(ep, DOFI_OP_RECV, total);
 	return DAT_SUCCESS;
 }
 
@@ -1116,10 +1035,12 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	                  (flags & ~DOFI_POST_FLAGS) != 0 ||
 	                  ep->attr.max_recv_iov < 1))
 		goto slow;
-	/* Receives stay allowed while a graceful disconnect is pending. */
+	/* Receives stay allowed while a graceful disconnect is pending;
+	 * counted ones take the slow path (dofi_ext_dto.c). */
 	if (dofi_unlikely(
 	            atomic_load_explicit(&ep->state, memory_order_acquire) ==
-	            DAT_EP_STATE_DISCONNECTED))
+	                    DAT_EP_STATE_DISCONNECTED ||
+	            dofi_flag(&ep->counting)))
 		goto slow;
 	fep = ep->fep;
 	if (dofi_unlikely(fep == NULL))

@@ -568,6 +568,9 @@ dof_status_t dofi_evd_post(dofi_evd_t *evd, const DAT_EVENT *event)
 	dof_status_t status = DOF_OK;
 	int overflow;
 
+	if (dofi_unlikely(dofi_flag(&evd->counting) ||
+	                  dofi_flag(&evd->obj.ia->counting)))
+		dofi_ext_count_queued(evd, event);
 	pthread_mutex_lock(&evd->lock);
 	dofi_evd_drain_locked(evd, (uint32_t)evd->qlen);
 	overflow = atomic_load(&evd->count) >= (uint32_t)evd->qlen;
@@ -706,18 +709,12 @@ static void dofi_evd_cm_due(dofi_evd_t *evd)
 		ia->ctl->cm_progress(ia);
 }
 
-DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
+/* dat_evd_dequeue on a valid EVD. */
+static inline __attribute__((always_inline)) DAT_RETURN
+dofi_evd_take(dofi_evd_t *evd, DAT_EVENT *event)
 {
-	dofi_evd_t *evd = dofi_obj_fast(h, DOFI_OBJ_EVD);
 	int r;
 
-	if (evd == NULL) {
-		(void)dofi_obj_get(h, DOFI_OBJ_EVD, __func__);
-		return DAT_ERROR(DAT_INVALID_HANDLE,
-		                 DAT_INVALID_HANDLE_EVD_REQUEST);
-	}
-	if (event == NULL)
-		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	/* Events belong to the waiter while there is one. */
 	if (atomic_load_explicit(&evd->waiters, memory_order_relaxed))
 		return DAT_ERROR(DAT_INVALID_STATE,
@@ -794,6 +791,37 @@ DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
 	 * them) compare with == DAT_QUEUE_EMPTY, others use DAT_GET_TYPE.
 	 */
 	return DAT_QUEUE_EMPTY;
+}
+
+/* A dequeue dofi_evd_dequeue does not take: a bad argument, or a
+ * counting EVD (dofi_ext_dto.c). */
+static __attribute__((noinline)) DAT_RETURN
+dofi_evd_dequeue_slow(DAT_EVD_HANDLE h, DAT_EVENT *event)
+{
+	dofi_evd_t *evd = dofi_obj_fast(h, DOFI_OBJ_EVD);
+	DAT_RETURN ret;
+
+	if (evd == NULL) {
+		(void)dofi_obj_get(h, DOFI_OBJ_EVD, "dofi_evd_dequeue");
+		return DAT_ERROR(DAT_INVALID_HANDLE,
+		                 DAT_INVALID_HANDLE_EVD_REQUEST);
+	}
+	if (event == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ret = dofi_evd_take(evd, event);
+	if (dofi_flag(&evd->counting))
+		dofi_ext_count_take(evd, ret, event, 0, 0);
+	return ret;
+}
+
+DAT_RETURN dofi_evd_dequeue(DAT_EVD_HANDLE h, DAT_EVENT *event)
+{
+	dofi_evd_t *evd = dofi_obj_fast(h, DOFI_OBJ_EVD);
+
+	if (dofi_unlikely(evd == NULL || event == NULL ||
+	                  dofi_flag(&evd->counting)))
+		return dofi_evd_dequeue_slow(h, event);
+	return dofi_evd_take(evd, event);
 }
 
 /* Milliseconds left until deadline_ns (0 = infinite: -1). */
@@ -908,6 +936,7 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 	dofi_evd_t *evd = dofi_obj_get(h, DOFI_OBJ_EVD, __func__);
 	uint64_t deadline = 0;
 	DAT_RETURN ret;
+	int blocked = 0;
 
 	if (evd == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE,
@@ -969,8 +998,11 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 			break;
 		}
 		dofi_evd_block(evd, ms);
+		blocked = 1;
 	}
 	atomic_store(&evd->waiters, 0);
+	if (dofi_unlikely(dofi_flag(&evd->counting)))
+		dofi_ext_count_take(evd, ret, event, 1, blocked);
 	return ret;
 }
 

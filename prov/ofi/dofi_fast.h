@@ -87,26 +87,110 @@ static inline void dofi_op_list_append(dofi_pool_t *pool, uint32_t *head,
 	*tail = idx;
 }
 
-/* ---- completions --------------------------------------------------------- */
+/* ---- posts: what dofi_dto.c and dofi_ext_dto.c share -------------------- */
 
-static inline DAT_DTOS dofi_dto_op(uint8_t type)
+/*
+ * Before a request is posted: its place in posting order, for a flush at
+ * the connection's end (a load and a store, as for receives: requests
+ * posted at once by two threads have no order to keep), and its order
+ * role, where the fabric needs one.
+ */
+static inline void dofi_order_prepare(dofi_ep_t *ep, dofi_op_t *op, int late)
 {
-	switch (type) {
-	case DOFI_OP_SEND:
-		return DAT_DTO_SEND;
-	case DOFI_OP_RECV:
-		return DAT_DTO_RECEIVE;
-	case DOFI_OP_WRITE:
-		return DAT_DTO_RDMA_WRITE;
-	default:
-		return DAT_DTO_RDMA_READ;
+	op->seq = atomic_load_explicit(&ep->req_seq, memory_order_relaxed);
+	atomic_store_explicit(&ep->req_seq, op->seq + 1, memory_order_relaxed);
+	if (ep->obj.ia->traits->late_order == DOFI_ORDER_NONE) {
+		op->late = 0;
+		op->wait = 0;
+		return;
 	}
+	op->late = (uint8_t)(late ||
+	                     ep->obj.ia->traits->late_order == DOFI_ORDER_ALL);
+	if (op->late)
+		op->wait = atomic_fetch_add(&ep->late_posted, 1);
+	else
+		op->wait = atomic_load_explicit(&ep->late_posted,
+		                                memory_order_relaxed);
 }
 
-static inline void dofi_dto_fill(DAT_EVENT *ev, dofi_evd_t *evd,
-                                 const dofi_op_t *op,
-                                 DAT_DTO_COMPLETION_STATUS status,
-                                 DAT_SEG_LENGTH len)
+/*
+ * One segment, the common case, checked inline: its LMR when the segment
+ * is good, else NULL, and the post goes through dofi_segs, which decides
+ * (and says why in the log).
+ */
+static inline const dofi_lmr_t *dofi_seg_lmr(const dofi_ep_t *ep,
+                                             const DAT_LMR_TRIPLET *t,
+                                             DAT_MEM_PRIV_FLAGS need)
+{
+	const dofi_lmr_t *lmr;
+
+	if (dofi_unlikely(t == NULL || t->segment_length == 0))
+		return NULL;
+	lmr = dofi_lmr_lookup(ep->obj.ia, t->lmr_context);
+	if (dofi_unlikely(lmr == NULL || lmr->pz != ep->pz ||
+	                  (lmr->priv & need) != need ||
+	                  t->virtual_address < lmr->base ||
+	                  t->segment_length > lmr->length ||
+	                  t->virtual_address - lmr->base >
+	                          lmr->length - t->segment_length))
+		return NULL;
+	return lmr;
+}
+
+/* The completion flags a post accepts. */
+#define DOFI_POST_FLAGS                                              \
+	((DAT_COMPLETION_FLAGS)(DAT_COMPLETION_SUPPRESS_FLAG |       \
+	                        DAT_COMPLETION_SOLICITED_WAIT_FLAG | \
+	                        DAT_COMPLETION_UNSIGNALLED_FLAG |    \
+	                        DAT_COMPLETION_BARRIER_FENCE_FLAG |  \
+	                        DAT_COMPLETION_EVD_THRESHOLD_FLAG))
+
+static inline int dofi_suppress(const dofi_ep_t *ep, DAT_COMPLETION_FLAGS flags,
+                                int recv)
+{
+	DAT_COMPLETION_FLAGS ep_flags =
+	        recv ? ep->attr.recv_completion_flags
+	             : ep->attr.request_completion_flags;
+
+	if (flags & DAT_COMPLETION_SUPPRESS_FLAG)
+		return 1;
+	return (flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
+	       (ep_flags & DAT_COMPLETION_UNSIGNALLED_FLAG);
+}
+
+/* Drive progress while libfabric's queue is full, then give up. */
+static inline ssize_t dofi_retry_eagain(struct fid_cq *cq, ssize_t rc)
+{
+	if (rc == -FI_EAGAIN && cq != NULL)
+		(void)fi_cq_read(cq, NULL, 0);
+	return rc;
+}
+
+#define DOFI_EAGAIN_RETRIES 1000
+
+/*
+ * call (a post to libfabric) again while it answers -FI_EAGAIN and
+ * dofi_retry_eagain, driving cq, says to, at most DOFI_EAGAIN_RETRIES
+ * times; its last return. Slow paths only.
+ */
+#define DOFI_RETRY(cq, call)                                              \
+	__extension__({                                                   \
+		ssize_t dofi_rc_;                                         \
+		int dofi_tries_ = 0;                                      \
+		do                                                        \
+			dofi_rc_ = (call);                                \
+		while (dofi_retry_eagain((cq), dofi_rc_) == -FI_EAGAIN && \
+		       ++dofi_tries_ < DOFI_EAGAIN_RETRIES);              \
+		dofi_rc_;                                                 \
+	})
+
+/* ---- completions --------------------------------------------------------- */
+
+/* The event of a standard DTO (the completion path's own). */
+static inline void dofi_dto_fill_std(DAT_EVENT *ev, dofi_evd_t *evd,
+                                     const dofi_op_t *op,
+                                     DAT_DTO_COMPLETION_STATUS status,
+                                     DAT_SEG_LENGTH len)
 {
 	DAT_DTO_COMPLETION_EVENT_DATA *d =
 	        &ev->event_data.dto_completion_event_data;
@@ -117,8 +201,22 @@ static inline void dofi_dto_fill(DAT_EVENT *ev, dofi_evd_t *evd,
 	d->user_cookie = op->cookie;
 	d->status = status;
 	d->transfered_length = len;
-	d->operation = dofi_dto_op(op->type);
 	d->rmr_context = 0;
+	d->operation = op->type == DOFI_OP_SEND    ? DAT_DTO_SEND
+	               : op->type == DOFI_OP_RECV  ? DAT_DTO_RECEIVE
+	               : op->type == DOFI_OP_WRITE ? DAT_DTO_RDMA_WRITE
+	                                           : DAT_DTO_RDMA_READ;
+}
+
+/* The event of any DTO, the IB extension's included. */
+static inline void dofi_dto_fill(DAT_EVENT *ev, dofi_evd_t *evd,
+                                 const dofi_op_t *op,
+                                 DAT_DTO_COMPLETION_STATUS status,
+                                 DAT_SEG_LENGTH len)
+{
+	dofi_dto_fill_std(ev, evd, op, status, len);
+	if (dofi_unlikely(DOFI_OP_EXT(op->type)))
+		dofi_ext_fill(ev, op);
 }
 
 static inline void dofi_op_release(dofi_op_t *op)
@@ -163,15 +261,22 @@ dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
 	posted = atomic_exchange(&op->posted, 0);
 	if (dofi_unlikely(posted == 0))
 		return 1;
-	if (dofi_unlikely(DOFI_OP_INTERNAL(op->type))) {
+	if (dofi_unlikely(op->type >= DOFI_OP_CM_RECV)) {
+		/* An IB extension's request (dofi_ext_dto.c). */
+		if (DOFI_OP_EXT(op->type))
+			return dofi_ext_complete(op, ev, evd, posted);
 		/* A backend's own message. */
 		op->ep->obj.ia->ctl->cm_op_done(op, 0);
 		return 1;
 	}
+	/* A receive a write with immediate data consumed (dofi_ext_dto.c). */
+	if (dofi_unlikely(entry->flags & FI_REMOTE_CQ_DATA))
+		return dofi_ext_complete_recv(entry, op, ev, evd);
 	suppress = op->suppress;
 	if (dofi_likely(!suppress))
-		dofi_dto_fill(ev, evd, op, DAT_DTO_SUCCESS,
-		              op->type == DOFI_OP_RECV ? entry->len : op->len);
+		dofi_dto_fill_std(ev, evd, op, DAT_DTO_SUCCESS,
+		                  op->type == DOFI_OP_RECV ? entry->len
+		                                           : op->len);
 	/* An RMR bind's completion follows it. */
 	if (dofi_unlikely(posted == DOFI_POSTED_AFTER))
 		return dofi_dto_after(op, ev, evd, suppress);

@@ -243,6 +243,9 @@ static void dofi_ia_fill_attrs(dofi_ia_t *ia)
 	ia->named[2] = (DAT_NAMED_ATTR){"DAT_OFI_PROVIDER", ia->names[0]};
 	ia->named[3] = (DAT_NAMED_ATTR){"DAT_OFI_DOMAIN", ia->names[1]};
 	p.num_provider_specific_attr = 4;
+	p.num_provider_specific_attr += dofi_ext_ia_attrs(
+	        ia, a, &ia->named[4],
+	        (int)(sizeof(ia->named) / sizeof(ia->named[0])) - 4);
 	p.provider_specific_attr = ia->named;
 	memcpy(&ia->prov_attr, &p, sizeof(p));
 	{
@@ -392,6 +395,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
 		                 DAT_NAME_NOT_REGISTERED);
 	}
+	ia->info = dofi_ext_info(ia, ia->info);
 	info = ia->info;
 	/*
 	 * sockets sends its fi_info across the wire with a connection request

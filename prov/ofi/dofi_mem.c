@@ -234,6 +234,9 @@ static int dofi_mr_reg(dofi_ia_t *ia, dofi_pz_t *pz, uintptr_t addr, size_t len,
 		access |= FI_REMOTE_READ;
 	if (priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
 		access |= FI_REMOTE_WRITE;
+	/* The IB extension's atomics read and write the target. */
+	if (priv & DAT_IB_MEM_PRIV_REMOTE_ATOMIC)
+		access |= FI_REMOTE_READ | FI_REMOTE_WRITE;
 	/* Local DTOs go through our own checks; keep the MR usable. */
 	access |= FI_SEND | FI_RECV | FI_READ | FI_WRITE;
 	/*
@@ -266,7 +269,8 @@ static int dofi_mr_reg(dofi_ia_t *ia, dofi_pz_t *pz, uintptr_t addr, size_t len,
 
 static DAT_RETURN dofi_priv_check(DAT_MEM_PRIV_FLAGS priv)
 {
-	if (priv & ~(DAT_MEM_PRIV_FLAGS)DAT_MEM_PRIV_ALL_FLAG)
+	if (priv & ~(DAT_MEM_PRIV_FLAGS)(DAT_MEM_PRIV_ALL_FLAG |
+	                                 DAT_IB_MEM_PRIV_REMOTE_ATOMIC))
 		return DAT_ERROR(DAT_INVALID_PARAMETER, 0);
 	return DAT_SUCCESS;
 }

@@ -132,19 +132,6 @@ static DAT_RETURN dofi_srq_set_lw(DAT_SRQ_HANDLE srq, DAT_COUNT n)
 	return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
 }
 
-static DAT_RETURN dofi_extended_op(DAT_HANDLE handle, DAT_EXTENDED_OP op,
-                                   va_list args)
-{
-	(void)args;
-	if (dofi_any_get(handle, __func__) == NULL)
-		return DAT_ERROR(DAT_INVALID_HANDLE, 0);
-	dof_info(DOFI_LOG,
-	         "dat_extension_op %d: the IB extensions are not "
-	         "offered by this provider",
-	         (int)op);
-	return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
-}
-
 /* ---- registration -------------------------------------------------------- */
 
 /*
@@ -224,7 +211,7 @@ static const DAT_PROVIDER dofi_table = {
         .srq_query_func = dofi_srq_query,
         .srq_resize_func = dofi_srq_resize,
         .srq_set_lw_func = dofi_srq_set_lw,
-        .handle_extendedop_func = dofi_extended_op,
+        .handle_extendedop_func = dofi_ext_op,
 };
 
 /* "tcp lo", "verbs mlx5_0", "tcp;ofi_rxm", "auto", "" */
@@ -264,6 +251,7 @@ void DAT_API dat_provider_init(const DAT_PROVIDER_INFO *info,
 	dofi_parse_instance(p, instance_data);
 	p->table = dofi_table;
 	p->table.device_name = p->info.ia_name;
+	dofi_ext_table(&p->table);
 	dofi_prov_add(p);
 	ret = dat_registry_add_provider(&p->table, &p->info);
 	if (ret != DAT_SUCCESS) {
