@@ -122,6 +122,37 @@ static const DAT_PROVIDER *datr_resolve(const char *func, DAT_HANDLE handle,
 
 /* ---- IA ------------------------------------------------------------------ */
 
+/*
+ * The provider opened raw for IA name (what: the call, for the log):
+ * enter it in the handle table, its index in *idx. A handle the table
+ * cannot take is closed again; the caller drops its provider reference on
+ * any failure.
+ */
+static DAT_RETURN datr_ia_enter(const char *what, const char *name,
+                                const DAT_PROVIDER *prov,
+                                datr_conf_entry_t *entry, DAT_IA_HANDLE raw,
+                                DAT_IA_HANDLE *idx)
+{
+	datr_ia_slot_t slot;
+
+	if (raw == NULL || datr_handle_is_ia_index(raw)) {
+		dof_error(DATR_LOG,
+		          "%s(%s): provider returned an unusable IA handle %p",
+		          what, name, (void *)raw);
+		return DAT_ERROR(DAT_INTERNAL_ERROR, 0);
+	}
+	slot.raw = raw;
+	slot.provider = prov;
+	slot.entry = entry;
+	if (datr_handle_alloc(&slot, idx) != DOF_OK) {
+		if (prov->ia_close_func != NULL)
+			(void)prov->ia_close_func(raw, DAT_CLOSE_ABRUPT_FLAG);
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+		                 DAT_RESOURCE_MEMORY);
+	}
+	return DAT_SUCCESS;
+}
+
 DAT_RETURN DAT_API dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT qlen,
                                 DAT_EVD_HANDLE *async_evd,
                                 DAT_IA_HANDLE *ia_handle, DAT_UINT32 major,
@@ -129,7 +160,6 @@ DAT_RETURN DAT_API dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT qlen,
 {
 	const DAT_PROVIDER *prov;
 	datr_conf_entry_t *entry;
-	datr_ia_slot_t slot;
 	DAT_IA_HANDLE raw = NULL, idx;
 	DAT_RETURN ret;
 
@@ -169,29 +199,14 @@ DAT_RETURN DAT_API dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	ret = prov->ia_open_func(name, qlen, async_evd, &raw);
 	if (ret != DAT_SUCCESS)
 		goto err_put;
-	if (raw == NULL || datr_handle_is_ia_index(raw)) {
-		dof_error(DATR_LOG,
-		          "dat_ia_open(%s): provider returned an "
-		          "unusable IA handle %p",
-		          name, (void *)raw);
-		ret = DAT_ERROR(DAT_INTERNAL_ERROR, 0);
+	ret = datr_ia_enter("dat_ia_open", name, prov, entry, raw, &idx);
+	if (ret != DAT_SUCCESS)
 		goto err_put;
-	}
-	slot.raw = raw;
-	slot.provider = prov;
-	slot.entry = entry;
-	if (datr_handle_alloc(&slot, &idx) != DOF_OK) {
-		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-		                DAT_RESOURCE_MEMORY);
-		goto err_close;
-	}
 	dof_debug(DATR_LOG, "dat_ia_open(%s) = IA %lu", name,
 	          (unsigned long)(uintptr_t)idx);
 	*ia_handle = idx;
 	return DAT_SUCCESS;
 
-err_close:
-	prov->ia_close_func(raw, DAT_CLOSE_ABRUPT_FLAG);
 err_put:
 	datr_provider_put(entry);
 	return ret;
@@ -250,6 +265,83 @@ DAT_RETURN DAT_API dat_get_handle_type(DAT_HANDLE handle, DAT_HANDLE_TYPE *type)
 	DATR_ANY_CALL(handle, get_handle_type_func, type);
 }
 
+/*
+ * An extension's open operation (op has DAT_OPEN_EXTENSION_BASE set, as
+ * dat_ib_open_query): the first argument names the IA. The provider is
+ * loaded as for dat_ia_open and called with the name as the handle and
+ * the arguments after it, the first of which is where the IA handle goes;
+ * the provider's IA is entered in the handle table, so the consumer gets
+ * a handle like dat_ia_open's.
+ */
+static DAT_RETURN datr_extension_open(DAT_EXTENDED_OP op, va_list args)
+{
+	const DAT_NAME_PTR name = va_arg(args, const DAT_NAME_PTR);
+	const DAT_PROVIDER *prov;
+	datr_conf_entry_t *entry;
+	DAT_HANDLE *ia_handle, raw;
+	DAT_IA_HANDLE idx;
+	DAT_RETURN ret;
+	va_list peek;
+
+	if (name == NULL || memchr(name, '\0', DAT_NAME_MAX_LENGTH) == NULL) {
+		dof_warn(DATR_LOG,
+		         "dat_extension_op %#x: IA name is NULL or "
+		         "longer than DAT_NAME_MAX_LENGTH",
+		         (unsigned)op);
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	}
+	va_copy(peek, args);
+	ia_handle = va_arg(peek, DAT_HANDLE *);
+	va_end(peek);
+	if (ia_handle == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	(void)datr_registry_conf();
+	ret = datr_provider_get(name, DAT_VERSION_MAJOR, DAT_VERSION_MINOR,
+	                        &prov, &entry);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	if (prov->handle_extendedop_func == NULL) {
+		ret = datr_missing(__func__, prov);
+		goto err_put;
+	}
+	ret = prov->handle_extendedop_func((DAT_HANDLE)name, op, args);
+	if (ret != DAT_SUCCESS)
+		goto err_put;
+	raw = *ia_handle;
+	ret = datr_ia_enter("dat_extension_op", name, prov, entry, raw, &idx);
+	if (ret != DAT_SUCCESS)
+		goto err_put;
+	*ia_handle = idx;
+	return DAT_SUCCESS;
+
+err_put:
+	datr_provider_put(entry);
+	return ret;
+}
+
+/*
+ * An extension's close operation (DAT_CLOSE_EXTENSION_BASE set, as
+ * dat_ib_close_query) on an IA handle: on success the handle and the
+ * provider reference go, as after dat_ia_close.
+ */
+static DAT_RETURN datr_extension_close(DAT_HANDLE handle, DAT_EXTENDED_OP op,
+                                       va_list args)
+{
+	datr_ia_slot_t slot;
+	DAT_RETURN ret;
+
+	if (datr_handle_lookup(handle, &slot) != DOF_OK)
+		return datr_invalid(__func__, handle, DAT_INVALID_HANDLE_IA);
+	if (slot.provider->handle_extendedop_func == NULL)
+		return datr_missing(__func__, slot.provider);
+	ret = slot.provider->handle_extendedop_func(slot.raw, op, args);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	(void)datr_handle_free(handle);
+	datr_provider_put(slot.entry);
+	return DAT_SUCCESS;
+}
+
 DAT_RETURN DAT_API dat_extension_op(DAT_HANDLE handle, DAT_EXTENDED_OP op, ...)
 {
 	const DAT_PROVIDER *prov;
@@ -257,6 +349,23 @@ DAT_RETURN DAT_API dat_extension_op(DAT_HANDLE handle, DAT_EXTENDED_OP op, ...)
 	DAT_RETURN ret;
 	va_list args;
 
+	/*
+	 * The bits OFED's registry tests: open by name (the handle does not
+	 * count), close an IA.
+	 */
+	if (op & DAT_OPEN_EXTENSION_BASE) {
+		va_start(args, op);
+		ret = datr_extension_open(op, args);
+		va_end(args);
+		return ret;
+	}
+	if ((op & DAT_CLOSE_EXTENSION_BASE) &&
+	    datr_handle_is_ia_index(handle)) {
+		va_start(args, op);
+		ret = datr_extension_close(handle, op, args);
+		va_end(args);
+		return ret;
+	}
 	prov = datr_resolve(__func__, handle, &raw);
 	if (prov == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE, 0);

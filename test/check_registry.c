@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <dat2/udat.h>
+#include <dat2/dat_ib_extensions.h>
 #include <dat2/dat_registry.h>
 
 #include "dof/daterr.h"
@@ -102,6 +103,50 @@ START_TEST(reg_open_query_close)
 	ck_assert_uint_eq(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG), DAT_SUCCESS);
 	ck_assert_int_eq(fakeprov_counters.fini, 1);
 	ck_assert(!fake_loaded());
+}
+END_TEST
+
+/*
+ * dat_ib_open_query: the registry loads the provider by name, gives the
+ * provider the name as the handle and the arguments after it, and hands
+ * the consumer an IA handle like dat_ia_open's; dat_ib_close_query frees
+ * it and unloads the provider.
+ */
+START_TEST(reg_extension_open_close)
+{
+	DAT_IA_ATTR ia_attr, again;
+	DAT_PROVIDER_ATTR pa;
+	DAT_HANDLE ia = DAT_HANDLE_NULL;
+
+	ck_assert(!fake_loaded());
+	ck_assert_uint_eq(dat_ib_open_query("fake", &ia, DAT_IA_FIELD_ALL,
+	                                    &ia_attr, DAT_PROVIDER_FIELD_ALL,
+	                                    &pa),
+	                  DAT_SUCCESS);
+	ck_assert(fake_loaded());
+	ck_assert_int_eq(fakeprov_counters.ext_open, 1);
+	ck_assert_str_eq(ia_attr.adapter_name, "fake-adapter");
+	ck_assert_str_eq(pa.provider_name, "fake");
+	ck_assert_uint_ge((uintptr_t)ia, 1);
+	ck_assert_uint_le((uintptr_t)ia, 65535);
+	ck_assert_uint_eq(
+	        dat_ia_query(ia, NULL, DAT_IA_FIELD_ALL, &again, 0, NULL),
+	        DAT_SUCCESS);
+	ck_assert_uint_eq(dat_ib_close_query(ia), DAT_SUCCESS);
+	ck_assert_int_eq(fakeprov_counters.ext_close, 1);
+	ck_assert(!fake_loaded());
+	ck_assert_uint_eq(DAT_GET_TYPE(dat_ib_close_query(ia)),
+	                  DAT_INVALID_HANDLE);
+	/* An unknown name: nothing loaded, nothing left behind. */
+	ck_assert_uint_eq(
+	        DAT_GET_TYPE(dat_ib_open_query("nosuch", &ia, DAT_IA_FIELD_ALL,
+	                                       &ia_attr, 0, NULL)),
+	        DAT_PROVIDER_NOT_FOUND);
+	ck_assert_uint_eq(
+	        DAT_GET_TYPE(dat_ib_open_query(NULL, &ia, DAT_IA_FIELD_ALL,
+	                                       &ia_attr, 0, NULL)),
+	        DAT_INVALID_PARAMETER);
+	ck_assert_int_eq(fakeprov_counters.fini, 1);
 }
 END_TEST
 
@@ -595,6 +640,7 @@ Suite *check_registry_suite(void)
 	tcase_add_checked_fixture(tc, registry_setup, registry_teardown);
 	tcase_add_test(tc, reg_open_query_close);
 	tcase_add_test(tc, reg_repeated_load_unload);
+	tcase_add_test(tc, reg_extension_open_close);
 	tcase_add_test(tc, reg_refcount_across_names);
 	tcase_add_test(tc, reg_handle_translation);
 	tcase_add_test(tc, reg_stale_handles_not_reused);

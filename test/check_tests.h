@@ -80,6 +80,8 @@ struct fakeprov_counters {
 	int open;
 	int close;
 	int query;
+	int ext_open;  /* dat_ib_open_query */
+	int ext_close; /* dat_ib_close_query */
 	char last_instance[256];
 };
 

@@ -3,7 +3,8 @@
 /*
  * A small DAT provider built to the provider ABI, for the registry's unit
  * tests. It implements IA open/query/close, PZ create/free, consumer
- * contexts and handle types; every other entry of its table is NULL.
+ * contexts and handle types, and of dat_extension_op the IB extension's
+ * open and close query; every other entry of its table is NULL.
  * The instance data chooses a behaviour: "ok", "noregister" (init does not
  * register), "failopen" (ia_open fails).
  */
@@ -12,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdarg.h>
+
 #include <dat2/udat.h>
+#include <dat2/dat_ib_extensions.h>
 #include <dat2/dat_registry.h>
 
 #include "dof/daterr.h"
@@ -142,6 +146,39 @@ static int fp_magic(DAT_HANDLE h, DAT_HANDLE_TYPE *type)
 	return 0;
 }
 
+/*
+ * dat_ib_open_query: the handle is the IA name, the arguments what
+ * follows it (as OFED's registry and ours pass them); dat_ib_close_query:
+ * the IA. Counted in ext_open / ext_close.
+ */
+static DAT_RETURN fp_ext_op(DAT_HANDLE h, DAT_EXTENDED_OP op, va_list args)
+{
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	DAT_RETURN ret;
+
+	if ((int)op == DAT_IB_OPEN_QUERY_OP) {
+		DAT_HANDLE *ia = va_arg(args, DAT_HANDLE *);
+		DAT_IA_ATTR_MASK ia_mask = va_arg(args, DAT_IA_ATTR_MASK);
+		DAT_IA_ATTR *ia_attr = va_arg(args, DAT_IA_ATTR *);
+		DAT_PROVIDER_ATTR_MASK pmask =
+		        va_arg(args, DAT_PROVIDER_ATTR_MASK);
+		DAT_PROVIDER_ATTR *pattr = va_arg(args, DAT_PROVIDER_ATTR *);
+
+		ret = fp_ia_open((const DAT_NAME_PTR)h, 8, &evd, ia);
+		if (ret != DAT_SUCCESS)
+			return ret;
+		fp_counters()->ext_open++;
+		return fp_ia_query(*ia, NULL, ia_mask, ia_attr, pmask, pattr);
+	}
+	if ((int)op == DAT_IB_CLOSE_QUERY_OP) {
+		ret = fp_ia_close(h, DAT_CLOSE_ABRUPT_FLAG);
+		if (ret == DAT_SUCCESS)
+			fp_counters()->ext_close++;
+		return ret;
+	}
+	return DAT_ERROR(DAT_NOT_IMPLEMENTED, 0);
+}
+
 static DAT_RETURN fp_set_ctx(DAT_HANDLE h, DAT_CONTEXT ctx)
 {
 	DAT_HANDLE_TYPE t;
@@ -255,6 +292,7 @@ void dat_provider_init(const DAT_PROVIDER_INFO *info, const char *instance)
 	p->table.pz_create_func = fp_pz_create;
 	p->table.pz_query_func = fp_pz_query;
 	p->table.pz_free_func = fp_pz_free;
+	p->table.handle_extendedop_func = fp_ext_op;
 	if (dat_registry_add_provider(&p->table, &p->info) == DAT_SUCCESS)
 		p->in_use = 1;
 }
