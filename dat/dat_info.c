@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dat2/dat_ib_extensions.h>
+
 #include "datr.h"
 #include "dof/log.h"
 
@@ -88,6 +90,52 @@ static void dat_info_print_named(const char *what, DAT_COUNT n,
 	for (i = 0; attrs != NULL && i < n; i++)
 		printf("    %-36s %s\n", attrs[i].name ? attrs[i].name : "?",
 		       attrs[i].value ? attrs[i].value : "?");
+}
+
+/* A provider attribute's value, or NULL. */
+static const char *dat_info_named(const DAT_PROVIDER_ATTR *pa, const char *n)
+{
+	DAT_COUNT i;
+
+	for (i = 0; pa->provider_specific_attr != NULL &&
+	            i < pa->num_provider_specific_attr;
+	     i++)
+		if (pa->provider_specific_attr[i].name != NULL &&
+		    strcmp(pa->provider_specific_attr[i].name, n) == 0)
+			return pa->provider_specific_attr[i].value;
+	return NULL;
+}
+
+/*
+ * The IB extension (dat_ib_extensions.h): each of its attributes, with
+ * the value the IA gives or as not offered when it names none.
+ */
+static void dat_info_print_ib_ext(const DAT_IA_ATTR *a,
+                                  const DAT_PROVIDER_ATTR *pa)
+{
+	static const char *const names[] = {
+	        "DAT_EXTENSION_INTERFACE",
+	        "DAT_IB_TRANSPORT_MTU",
+	        DAT_IB_ATTR_IMMED_DATA,
+	        DAT_IB_ATTR_FETCH_AND_ADD,
+	        DAT_IB_ATTR_CMP_AND_SWAP,
+	        DAT_IB_ATTR_COUNTERS,
+	        DAT_IB_ATTR_UD,
+	        DAT_IB_COLL_BARRIER,
+	};
+	size_t i;
+
+	if (a->extension_supported != DAT_EXTENSION_IB) {
+		printf("## extension: none\n");
+		return;
+	}
+	printf("## extension: InfiniBand, version %d (dat_ib_extensions.h)\n",
+	       (int)a->extension_version);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *v = dat_info_named(pa, names[i]);
+
+		printf("    %-36s %s\n", names[i], v ? v : "(not offered)");
+	}
 }
 
 #define P_STR(_s, _f)  printf("%-40s %s\n", #_f, (_s)->_f)
@@ -198,6 +246,7 @@ static int dat_info_verbose(const char *name)
 	dat_info_print_named("num_provider_specific_attr",
 	                     pa.num_provider_specific_attr,
 	                     pa.provider_specific_attr);
+	dat_info_print_ib_ext(&ia_attr, &pa);
 
 	ret = dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
 	if (ret != DAT_SUCCESS) {
