@@ -41,6 +41,10 @@ const char *bench_test_name(enum bench_test t)
 		return "read";
 	case BENCH_TEST_CM:
 		return "cm";
+	case BENCH_TEST_WRITEIMM:
+		return "writeimm";
+	case BENCH_TEST_ATOMIC:
+		return "atomic";
 	}
 	return "?";
 }
@@ -56,6 +60,12 @@ const char *bench_op_name(enum bench_op op)
 		return "write";
 	case BENCH_OP_READ:
 		return "read";
+	case BENCH_OP_WRITE_IMM:
+		return "write with immediate data";
+	case BENCH_OP_RECV_IMM:
+		return "immediate data";
+	case BENCH_OP_ATOMIC:
+		return "atomic";
 	}
 	return "?";
 }
@@ -247,7 +257,7 @@ void bench_usage(const struct bench_opts *o, const char *desc, unsigned tests)
 	        BENCH_DEF_WINDOW, BENCH_DEF_OOB_PORT, BENCH_DEF_TIMEOUT);
 	if (tests) {
 		fprintf(stderr, "  -t <test>       one of:");
-		for (t = BENCH_TEST_SEND; t <= BENCH_TEST_CM; t++)
+		for (t = BENCH_TEST_SEND; t <= BENCH_TEST_LAST; t++)
 			if (tests & (1u << t))
 				fprintf(stderr, " %s", bench_test_name(t));
 		fputc('\n', stderr);
@@ -436,11 +446,11 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 			o->timeout = (int)v;
 			break;
 		case 't':
-			for (t = BENCH_TEST_SEND; t <= BENCH_TEST_CM; t++)
+			for (t = BENCH_TEST_SEND; t <= BENCH_TEST_LAST; t++)
 				if ((tests & (1u << t)) &&
 				    strcmp(optarg, bench_test_name(t)) == 0)
 					break;
-			if (t > BENCH_TEST_CM)
+			if (t > BENCH_TEST_LAST)
 				goto bad;
 			o->test = t;
 			break;
@@ -519,6 +529,11 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 	if (o->rounds && !o->held) {
 		fprintf(stderr, "%s: --rounds needs -N\n", o->prog);
 		return -1;
+	}
+	/* An atomic is 8 bytes. */
+	if (o->test == BENCH_TEST_ATOMIC) {
+		o->sizes[0] = 8;
+		o->nsizes = 1;
 	}
 	if (o->mem_poll && o->raw) {
 		fprintf(stderr, "%s: --mem-poll is for the DAT mode only\n",

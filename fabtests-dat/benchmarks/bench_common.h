@@ -48,17 +48,27 @@ enum bench_test {
 	BENCH_TEST_WRITE,
 	BENCH_TEST_READ,
 	BENCH_TEST_CM,
+	/*
+	 * The IB extension (DAT) and its libfabric counterpart (--raw):
+	 * RDMA write with immediate data (dat_ib_post_rdma_write_immed,
+	 * fi_writedata) and 64-bit fetch-and-add (dat_ib_post_fetch_and_add,
+	 * fi_fetch_atomic).
+	 */
+	BENCH_TEST_WRITEIMM,
+	BENCH_TEST_ATOMIC,
+	BENCH_TEST_LAST = BENCH_TEST_ATOMIC
 };
 
 /*
- * Whether a test has peers read or write memory (RDMA write, read): only
- * then is memory registered for remote access, in both modes. Over DAT
- * that starts the provider's progress thread on fabrics that progress
- * data only when called (see dapl-ofi(7)).
+ * Whether a test has peers read or write memory (RDMA write, read, the
+ * extension's): only then is memory registered for remote access, in both
+ * modes. Over DAT that starts the provider's progress thread on fabrics
+ * that progress data only when called (see dapl-ofi(7)).
  */
 static inline bool bench_test_rdma(enum bench_test t)
 {
-	return t == BENCH_TEST_WRITE || t == BENCH_TEST_READ;
+	return t == BENCH_TEST_WRITE || t == BENCH_TEST_READ ||
+	       t == BENCH_TEST_WRITEIMM || t == BENCH_TEST_ATOMIC;
 }
 
 enum bench_op {
@@ -66,6 +76,9 @@ enum bench_op {
 	BENCH_OP_RECV,
 	BENCH_OP_WRITE,
 	BENCH_OP_READ,
+	BENCH_OP_WRITE_IMM, /* ours (raw: reported as BENCH_OP_WRITE) */
+	BENCH_OP_RECV_IMM,  /* the peer's, with its immediate data */
+	BENCH_OP_ATOMIC,
 };
 
 struct bench_opts {
@@ -120,7 +133,8 @@ static inline long bench_eq_size(const struct bench_opts *o)
 struct bench_comp {
 	enum bench_op op;
 	uint64_t ctx;
-	size_t len;
+	size_t len;   /* BENCH_OP_RECV_IMM: not known over raw tcp */
+	uint64_t imm; /* BENCH_OP_RECV_IMM: the immediate data */
 };
 
 /* A registered buffer: what the peer needs is raddr and rkey. */
@@ -199,6 +213,22 @@ struct bench_ops {
 	                  uint64_t ctx);
 	int (*post_read)(struct bench_conn *conn, struct bench_mr *mr,
 	                 size_t off, size_t len, uint64_t raddr, uint64_t rkey,
+	                 uint64_t ctx);
+	/*
+	 * RDMA write carrying 32 bits of immediate data; the peer's
+	 * completion is a BENCH_OP_RECV_IMM. Over DAT it takes a receive the
+	 * peer posts with post_recv_imm (raw: nothing, as fi_writedata
+	 * takes none on tcp and sockets).
+	 */
+	int (*post_writeimm)(struct bench_conn *conn, struct bench_mr *mr,
+	                     size_t off, size_t len, uint64_t raddr,
+	                     uint64_t rkey, uint32_t imm, uint64_t ctx);
+	int (*post_recv_imm)(struct bench_conn *conn, struct bench_mr *mr,
+	                     size_t off, uint64_t ctx);
+	/* Atomically add 1 to the 8 bytes at raddr; the old value lands at
+	 * off. */
+	int (*post_fadd)(struct bench_conn *conn, struct bench_mr *mr,
+	                 size_t off, uint64_t raddr, uint64_t rkey,
 	                 uint64_t ctx);
 	int (*poll)(struct bench_ctx *ctx, struct bench_comp *comp);
 	/* The same on the connection's own EVD/CQ (--evd-per-ep), else on

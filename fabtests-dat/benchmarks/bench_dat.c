@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 
 #include <dat2/udat.h>
+#include <dat2/dat_ib_extensions.h>
 
 #include "bench_common.h"
 
@@ -78,10 +79,31 @@ static int dat_resolve(struct bench_ctx *ctx)
 	return 0;
 }
 
+/* The IB extension attribute the test needs, if the IA lacks it. */
+static bool dat_ext_missing(struct bench_ctx *ctx, const DAT_PROVIDER_ATTR *p)
+{
+	const char *need = ctx->opts->test == BENCH_TEST_WRITEIMM
+	                           ? DAT_IB_ATTR_IMMED_DATA
+	                   : ctx->opts->test == BENCH_TEST_ATOMIC
+	                           ? DAT_IB_ATTR_FETCH_AND_ADD
+	                           : NULL;
+	DAT_COUNT i;
+
+	if (need == NULL)
+		return false;
+	for (i = 0; i < p->num_provider_specific_attr; i++)
+		if (strcmp(p->provider_specific_attr[i].name, need) == 0 &&
+		    strcmp(p->provider_specific_attr[i].value, "TRUE") == 0)
+			return false;
+	BENCH_ERR("%s does not offer %s", ctx->opts->ia_name, need);
+	return true;
+}
+
 static int dat_open(struct bench_ctx *ctx)
 {
 	struct bench_opts *o = ctx->opts;
 	DAT_EVD_HANDLE evd_tmp = DAT_HANDLE_NULL;
+	DAT_PROVIDER_ATTR pattr;
 	struct dat_state *st;
 	DAT_EP_ATTR *a;
 	DAT_COUNT qlen, reads;
@@ -107,10 +129,14 @@ static int dat_open(struct bench_ctx *ctx)
 		                                                  : -EIO;
 		goto err;
 	}
-	ret = dat_ia_query(st->ia, &evd_tmp, DAT_IA_FIELD_ALL, &st->ia_attr, 0,
-	                   NULL);
+	ret = dat_ia_query(st->ia, &evd_tmp, DAT_IA_FIELD_ALL, &st->ia_attr,
+	                   DAT_PROVIDER_FIELD_PROVIDER_SPECIFIC_ATTR, &pattr);
 	if (ret != DAT_SUCCESS) {
 		DAT_ERR("dat_ia_query", ret);
+		goto err;
+	}
+	if (dat_ext_missing(ctx, &pattr)) {
+		err = -ENODATA;
 		goto err;
 	}
 	BENCH_VERBOSE(ctx,
@@ -264,13 +290,15 @@ static int dat_reg(struct bench_ctx *ctx, void *buf, size_t len,
 
 	region.for_va = buf;
 	/* Peers get access only where the test does RDMA (as --raw). */
-	ret = dat_lmr_create(st->ia, DAT_MEM_TYPE_VIRTUAL, region, len, st->pz,
-	                     bench_test_rdma(ctx->opts->test)
-	                             ? DAT_MEM_PRIV_ALL_FLAG
-	                             : DAT_MEM_PRIV_LOCAL_READ_FLAG |
-	                                       DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
-	                     DAT_VA_TYPE_VA, &lmr, &lctx, &rctx, &reg_len,
-	                     &reg_addr);
+	ret = dat_lmr_create(
+	        st->ia, DAT_MEM_TYPE_VIRTUAL, region, len, st->pz,
+	        ctx->opts->test == BENCH_TEST_ATOMIC
+	                ? DAT_MEM_PRIV_ALL_FLAG | DAT_IB_MEM_PRIV_REMOTE_ATOMIC
+	        : bench_test_rdma(ctx->opts->test)
+	                ? DAT_MEM_PRIV_ALL_FLAG
+	                : DAT_MEM_PRIV_LOCAL_READ_FLAG |
+	                          DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
+	        DAT_VA_TYPE_VA, &lmr, &lctx, &rctx, &reg_len, &reg_addr);
 	if (ret != DAT_SUCCESS) {
 		DAT_ERR("dat_lmr_create", ret);
 		return -EIO;
@@ -547,6 +575,19 @@ static int dat_post_recv(struct bench_conn *conn, struct bench_mr *mr,
 	return 0;
 }
 
+/* The local and the remote triplet of an RDMA operation. */
+static void dat_rdma_iov(const struct bench_mr *mr, size_t off, size_t len,
+                         uint64_t raddr, uint64_t rkey, DAT_LMR_TRIPLET *iov,
+                         DAT_RMR_TRIPLET *rem)
+{
+	iov->virtual_address = (DAT_VADDR)(uintptr_t)((char *)mr->buf + off);
+	iov->segment_length = (DAT_SEG_LENGTH)len;
+	iov->lmr_context = (DAT_LMR_CONTEXT)mr->lkey;
+	rem->virtual_address = raddr;
+	rem->segment_length = (DAT_SEG_LENGTH)len;
+	rem->rmr_context = (DAT_RMR_CONTEXT)rkey;
+}
+
 static int dat_post_write(struct bench_conn *conn, struct bench_mr *mr,
                           size_t off, size_t len, uint64_t raddr, uint64_t rkey,
                           uint64_t ctx)
@@ -556,12 +597,7 @@ static int dat_post_write(struct bench_conn *conn, struct bench_mr *mr,
 	DAT_DTO_COOKIE ck;
 	DAT_RETURN ret;
 
-	iov.virtual_address = (DAT_VADDR)(uintptr_t)((char *)mr->buf + off);
-	iov.segment_length = (DAT_SEG_LENGTH)len;
-	iov.lmr_context = (DAT_LMR_CONTEXT)mr->lkey;
-	rem.virtual_address = raddr;
-	rem.segment_length = (DAT_SEG_LENGTH)len;
-	rem.rmr_context = (DAT_RMR_CONTEXT)rkey;
+	dat_rdma_iov(mr, off, len, raddr, rkey, &iov, &rem);
 	ck.as_64 = ctx;
 	ret = dat_ep_post_rdma_write(conn->ep, 1, &iov, ck, &rem,
 	                             DAT_COMPLETION_DEFAULT_FLAG);
@@ -581,18 +617,61 @@ static int dat_post_read(struct bench_conn *conn, struct bench_mr *mr,
 	DAT_DTO_COOKIE ck;
 	DAT_RETURN ret;
 
-	iov.virtual_address = (DAT_VADDR)(uintptr_t)((char *)mr->buf + off);
-	iov.segment_length = (DAT_SEG_LENGTH)len;
-	iov.lmr_context = (DAT_LMR_CONTEXT)mr->lkey;
-	rem.virtual_address = raddr;
-	rem.segment_length = (DAT_SEG_LENGTH)len;
-	rem.rmr_context = (DAT_RMR_CONTEXT)rkey;
+	dat_rdma_iov(mr, off, len, raddr, rkey, &iov, &rem);
 	ck.as_64 = ctx;
 	ret = dat_ep_post_rdma_read(conn->ep, 1, &iov, ck, &rem,
 	                            DAT_COMPLETION_DEFAULT_FLAG);
 	if (ret != DAT_SUCCESS) {
 		DAT_ERR("dat_ep_post_rdma_read", ret);
 		return -EIO;
+	}
+	return 0;
+}
+
+static int dat_post_writeimm(struct bench_conn *conn, struct bench_mr *mr,
+                             size_t off, size_t len, uint64_t raddr,
+                             uint64_t rkey, uint32_t imm, uint64_t ctx)
+{
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_TRIPLET rem;
+	DAT_DTO_COOKIE ck;
+	DAT_RETURN ret;
+
+	dat_rdma_iov(mr, off, len, raddr, rkey, &iov, &rem);
+	ck.as_64 = ctx;
+	ret = dat_ib_post_rdma_write_immed(conn->ep, 1, &iov, ck, &rem, imm,
+	                                   DAT_COMPLETION_DEFAULT_FLAG);
+	if (ret != DAT_SUCCESS) {
+		DAT_ERR("dat_ib_post_rdma_write_immed", ret);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* The receive a write with immediate data takes: 8 bytes at off. */
+static int dat_post_recv_imm(struct bench_conn *conn, struct bench_mr *mr,
+                             size_t off, uint64_t ctx)
+{
+	return dat_post_recv(conn, mr, off, 8, ctx);
+}
+
+static int dat_post_fadd(struct bench_conn *conn, struct bench_mr *mr,
+                         size_t off, uint64_t raddr, uint64_t rkey,
+                         uint64_t ctx)
+{
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_TRIPLET rem;
+	DAT_DTO_COOKIE ck;
+	DAT_RETURN ret;
+
+	dat_rdma_iov(mr, off, 8, raddr, rkey, &iov, &rem);
+	ck.as_64 = ctx;
+	ret = dat_ib_post_fetch_and_add(conn->ep, 1, &iov, ck, &rem,
+	                                DAT_COMPLETION_DEFAULT_FLAG);
+	if (ret != DAT_SUCCESS) {
+		DAT_ERR("dat_ib_post_fetch_and_add", ret);
+		return DAT_GET_TYPE(ret) == DAT_MODEL_NOT_SUPPORTED ? -ENODATA
+		                                                    : -EIO;
 	}
 	return 0;
 }
@@ -634,7 +713,8 @@ static int dat_poll_evd(DAT_EVD_HANDLE evd, struct bench_comp *comp)
 		DAT_ERR("dat_evd_dequeue(DTO)", ret);
 		return -EIO;
 	}
-	if (e.event_number != DAT_DTO_COMPLETION_EVENT) {
+	if (e.event_number != DAT_DTO_COMPLETION_EVENT &&
+	    e.event_number != (DAT_EVENT_NUMBER)DAT_IB_DTO_EVENT) {
 		BENCH_ERR("DTO EVD: event 0x%x", (unsigned)e.event_number);
 		return -EPROTO;
 	}
@@ -647,6 +727,18 @@ static int dat_poll_evd(DAT_EVD_HANDLE evd, struct bench_comp *comp)
 	}
 	comp->ctx = d->user_cookie.as_64;
 	comp->len = d->transfered_length;
+	if (e.event_number == (DAT_EVENT_NUMBER)DAT_IB_DTO_EVENT) {
+		const DAT_IB_EXTENSION_EVENT_DATA *x =
+		        (const void *)e.event_extension_data;
+
+		comp->op = x->type == DAT_IB_RDMA_WRITE_IMMED_DATA
+		                   ? BENCH_OP_RECV_IMM
+		           : x->type == DAT_IB_RDMA_WRITE_IMMED
+		                   ? BENCH_OP_WRITE_IMM
+		                   : BENCH_OP_ATOMIC;
+		comp->imm = x->val.immed.data;
+		return 1;
+	}
 	switch (d->operation) {
 	case DAT_DTO_RECEIVE:
 	case DAT_DTO_RECEIVE_WITH_INVALIDATE:
@@ -692,6 +784,9 @@ const struct bench_ops bench_dat_ops = {
         .post_recv = dat_post_recv,
         .post_write = dat_post_write,
         .post_read = dat_post_read,
+        .post_writeimm = dat_post_writeimm,
+        .post_recv_imm = dat_post_recv_imm,
+        .post_fadd = dat_post_fadd,
         .poll = dat_poll,
         .poll_conn = dat_poll_conn,
         .progress = NULL,

@@ -23,6 +23,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
 #include <sys/uio.h>
 
@@ -80,7 +81,8 @@ static int raw_getinfo(struct bench_ctx *ctx, struct fi_info **out)
 	if (!hints)
 		return -ENOMEM;
 	hints->ep_attr->type = FI_EP_MSG;
-	hints->caps = FI_MSG | FI_RMA;
+	hints->caps = FI_MSG | FI_RMA |
+	              (o->test == BENCH_TEST_ATOMIC ? FI_ATOMIC : 0);
 	hints->mode = 0;
 	hints->addr_format = FI_SOCKADDR_IN;
 	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
@@ -157,7 +159,10 @@ static int raw_open(struct bench_ctx *ctx)
 	}
 	st->virt_addr = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
 
-	cq_attr.format = FI_CQ_FORMAT_MSG;
+	/* The immediate data needs the larger entries. */
+	cq_attr.format = ctx->opts->test == BENCH_TEST_WRITEIMM
+	                         ? FI_CQ_FORMAT_DATA
+	                         : FI_CQ_FORMAT_MSG;
 	cq_attr.wait_obj = ctx->opts->raw_wait_fd ? FI_WAIT_FD : FI_WAIT_NONE;
 	cq_attr.size = (size_t)bench_cq_size(ctx->opts);
 	ret = fi_cq_open(st->domain, &cq_attr, &st->cq, NULL);
@@ -572,17 +577,82 @@ static int raw_post_read(struct bench_conn *conn, struct bench_mr *mr,
 	return 0;
 }
 
+static int raw_post_writeimm(struct bench_conn *conn, struct bench_mr *mr,
+                             size_t off, size_t len, uint64_t raddr,
+                             uint64_t rkey, uint32_t imm, uint64_t ctx)
+{
+	struct iovec iov = {(char *)mr->buf + off, len};
+	struct fi_rma_iov rma = {raddr, len, rkey};
+	struct fi_msg_rma msg = {
+	        .msg_iov = &iov,
+	        .desc = &mr->desc,
+	        .iov_count = 1,
+	        .rma_iov = &rma,
+	        .rma_iov_count = 1,
+	        .context = (void *)(uintptr_t)ctx,
+	        .data = imm,
+	};
+	ssize_t ret;
+
+	if (conn->ctx->opts->raw_delivery)
+		ret = fi_writemsg(conn->ep, &msg,
+		                  FI_COMPLETION | FI_REMOTE_CQ_DATA |
+		                          FI_DELIVERY_COMPLETE);
+	else
+		ret = fi_writedata(conn->ep, iov.iov_base, len, mr->desc, imm,
+		                   0, raddr, rkey, (void *)(uintptr_t)ctx);
+	if (ret) {
+		RAW_ERR("fi_writedata", ret);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* fi_writedata takes no receive on tcp and sockets. */
+static int raw_post_recv_imm(struct bench_conn *conn, struct bench_mr *mr,
+                             size_t off, uint64_t ctx)
+{
+	(void)conn, (void)mr, (void)off, (void)ctx;
+	return 0;
+}
+
+static int raw_post_fadd(struct bench_conn *conn, struct bench_mr *mr,
+                         size_t off, uint64_t raddr, uint64_t rkey,
+                         uint64_t ctx)
+{
+	/* libfabric reads the operand until completion: a constant. */
+	static const uint64_t one = 1;
+	ssize_t ret;
+
+	ret = fi_fetch_atomic(conn->ep, &one, 1, NULL, (char *)mr->buf + off,
+	                      mr->desc, 0, raddr, rkey, FI_UINT64, FI_SUM,
+	                      (void *)(uintptr_t)ctx);
+	if (ret) {
+		RAW_ERR("fi_fetch_atomic", ret);
+		return -EIO;
+	}
+	return 0;
+}
+
 static int raw_poll_cq(struct fid_cq *cq, struct bench_comp *comp)
 {
-	struct fi_cq_msg_entry e;
+	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err = {0};
 	ssize_t ret;
 
+	/* Read as the CQ's format, FI_CQ_FORMAT_MSG but for writeimm: an
+	 * fi_cq_msg_entry is the start of an fi_cq_data_entry. */
 	ret = fi_cq_read(cq, &e, 1);
 	if (ret == 1) {
 		comp->ctx = (uint64_t)(uintptr_t)e.op_context;
 		comp->len = e.len;
-		if (e.flags & FI_RECV)
+		if (e.flags & FI_REMOTE_WRITE) {
+			/* fi_writedata's data at the target */
+			comp->op = BENCH_OP_RECV_IMM;
+			comp->imm = e.data;
+		} else if (e.flags & FI_ATOMIC)
+			comp->op = BENCH_OP_ATOMIC;
+		else if (e.flags & FI_RECV)
 			comp->op = BENCH_OP_RECV;
 		else if (e.flags & FI_READ)
 			comp->op = BENCH_OP_READ;
@@ -640,6 +710,9 @@ const struct bench_ops bench_raw_ops = {
         .post_recv = raw_post_recv,
         .post_write = raw_post_write,
         .post_read = raw_post_read,
+        .post_writeimm = raw_post_writeimm,
+        .post_recv_imm = raw_post_recv_imm,
+        .post_fadd = raw_post_fadd,
         .poll = raw_poll,
         .poll_conn = raw_poll_conn,
         .progress = raw_progress,

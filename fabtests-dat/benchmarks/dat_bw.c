@@ -13,6 +13,11 @@
  *           completion queue. After the last completion the client sends
  *           'done' and the server answers, so the time covers data that
  *           has landed.
+ * -t writeimm  as -t send with RDMA writes with immediate data: the server
+ *           counts the completions that report them (DAT: on receives it
+ *           keeps posted; --raw: fi_writedata's CQ entries) and acks.
+ * -t atomic as -t write with 64-bit fetch-and-adds of 1 to a counter in
+ *           the server's memory; the server checks it went up by as many.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -26,8 +31,9 @@
 
 static const char bw_desc[] =
         "Bandwidth and message rate over DAT (or libfabric with --raw): "
-        "sends (-t send),\nRDMA writes (-t write) or RDMA reads (-t read) "
-        "with -W operations in flight.";
+        "sends (-t send),\nRDMA writes (-t write), RDMA reads (-t read), "
+        "RDMA writes with immediate\ndata (-t writeimm) or 64-bit "
+        "fetch-and-adds (-t atomic) with -W operations in flight.";
 
 #define BW_ACK_RECVS 4
 
@@ -84,10 +90,31 @@ static int bw_poll(struct bw_state *s, struct bench_comp *c, const char *what)
 
 /* ---- send ---------------------------------------------------------------- */
 
-static int bw_send_client(struct bw_state *s, long count,
+/* A data message: a send, or with imm a write with immediate data. */
+static int bw_post_data(struct bw_state *s, bool imm, long n)
+{
+	if (imm)
+		return s->ctx->ops->post_writeimm(
+		        s->conn, &s->b->mr, s->b->max, s->size, s->b->peer.addr,
+		        s->b->peer.key, (uint32_t)n,
+		        BENCH_COOKIE(BENCH_TAG_DATA, 0));
+	return s->ctx->ops->post_send(s->conn, &s->b->mr, s->b->max, s->size,
+	                              BENCH_COOKIE(BENCH_TAG_DATA, 0));
+}
+
+/* A receive for the next data message. */
+static int bw_post_data_recv(struct bw_state *s, bool imm)
+{
+	if (imm)
+		return s->ctx->ops->post_recv_imm(
+		        s->conn, &s->b->mr, 0, BENCH_COOKIE(BENCH_TAG_DATA, 0));
+	return s->ctx->ops->post_recv(s->conn, &s->b->mr, 0, s->size,
+	                              BENCH_COOKIE(BENCH_TAG_DATA, 0));
+}
+
+static int bw_send_client(struct bw_state *s, bool imm, long count,
                           struct timespec *start, struct timespec *end)
 {
-	const struct bench_ops *ops = s->ctx->ops;
 	long acks_expected = count / s->window + (count % s->window != 0);
 	long acks_posted = 0, sent = 0, done = 0, acked = 0, room;
 	struct bench_comp c;
@@ -108,9 +135,7 @@ static int bw_send_client(struct bw_state *s, long count,
 	bench_now(start);
 	while (done < count || acked < count) {
 		while (sent < room && sent - done < s->window) {
-			ret = ops->post_send(s->conn, &s->b->mr, s->b->max,
-			                     s->size,
-			                     BENCH_COOKIE(BENCH_TAG_DATA, 0));
+			ret = bw_post_data(s, imm, sent);
 			if (ret)
 				return ret;
 			sent++;
@@ -120,7 +145,8 @@ static int bw_send_client(struct bw_state *s, long count,
 			return ret;
 		if (ret == 0)
 			continue;
-		if (c.op == BENCH_OP_SEND) {
+		if (c.op == BENCH_OP_SEND || c.op == BENCH_OP_WRITE ||
+		    c.op == BENCH_OP_WRITE_IMM) {
 			bench_progress_at(++done);
 		} else if (c.op == BENCH_OP_RECV &&
 		           BENCH_COOKIE_TAG(c.ctx) == BENCH_TAG_ACK) {
@@ -147,16 +173,14 @@ static int bw_send_client(struct bw_state *s, long count,
 	return 0;
 }
 
-static int bw_send_server(struct bw_state *s, long count)
+static int bw_send_server(struct bw_state *s, bool imm, long count)
 {
-	const struct bench_ops *ops = s->ctx->ops;
 	long posted, received = 0, acks_sent = 0, acks_pending = 0;
 	struct bench_comp c;
 	int ret;
 
 	for (posted = 0; posted < bw_min(2 * s->window, count); posted++) {
-		ret = ops->post_recv(s->conn, &s->b->mr, 0, s->size,
-		                     BENCH_COOKIE(BENCH_TAG_DATA, 0));
+		ret = bw_post_data_recv(s, imm);
 		if (ret)
 			return ret;
 	}
@@ -175,15 +199,16 @@ static int bw_send_server(struct bw_state *s, long count)
 			acks_pending--;
 			continue;
 		}
-		if (c.op != BENCH_OP_RECV || c.len != s->size) {
+		if (imm ? c.op != BENCH_OP_RECV_IMM ||
+		                    c.imm != (uint32_t)received
+		        : c.op != BENCH_OP_RECV || c.len != s->size) {
 			BENCH_ERR("unexpected %s completion of %zu bytes",
 			          bench_op_name(c.op), c.len);
 			return -EPROTO;
 		}
 		received++;
 		if (posted < count) {
-			ret = ops->post_recv(s->conn, &s->b->mr, 0, s->size,
-			                     BENCH_COOKIE(BENCH_TAG_DATA, 0));
+			ret = bw_post_data_recv(s, imm);
 			if (ret)
 				return ret;
 			posted++;
@@ -215,11 +240,13 @@ static int bw_send_server(struct bw_state *s, long count)
 
 /* ---- RDMA write and read ------------------------------------------------- */
 
-static int bw_rma_client(struct bw_state *s, bool read, long count,
+static int bw_rma_client(struct bw_state *s, enum bench_test t, long count,
                          struct timespec *start, struct timespec *end)
 {
 	const struct bench_ops *ops = s->ctx->ops;
-	enum bench_op want = read ? BENCH_OP_READ : BENCH_OP_WRITE;
+	enum bench_op want = t == BENCH_TEST_READ     ? BENCH_OP_READ
+	                     : t == BENCH_TEST_ATOMIC ? BENCH_OP_ATOMIC
+	                                              : BENCH_OP_WRITE;
 	long sent = 0, done = 0;
 	bool ack_sent = false, ack_got = false;
 	struct bench_comp c;
@@ -236,9 +263,16 @@ static int bw_rma_client(struct bw_state *s, bool read, long count,
 	bench_now(start);
 	while (done < count) {
 		while (sent < count && sent - done < s->window) {
-			if (read)
+			if (t == BENCH_TEST_READ)
 				ret = ops->post_read(
 				        s->conn, &s->b->mr, 0, s->size,
+				        s->b->peer.addr, s->b->peer.key,
+				        BENCH_COOKIE(BENCH_TAG_DATA, 0));
+			else if (t == BENCH_TEST_ATOMIC)
+				/* The old values land in the tx area. */
+				ret = ops->post_fadd(
+				        s->conn, &s->b->mr,
+				        s->b->max + 8 * (size_t)(sent % 8),
 				        s->b->peer.addr, s->b->peer.key,
 				        BENCH_COOKIE(BENCH_TAG_DATA, 0));
 			else
@@ -286,8 +320,10 @@ static int bw_rma_client(struct bw_state *s, bool read, long count,
 	return 0;
 }
 
-static int bw_rma_server(struct bw_state *s, long count)
+static int bw_rma_server(struct bw_state *s, bool atomic, long count)
 {
+	volatile uint64_t *counter = (volatile uint64_t *)(void *)s->b->rx;
+	uint64_t before = *counter;
 	bool ack_sent = false;
 	struct bench_comp c;
 	int ret;
@@ -311,6 +347,13 @@ static int bw_rma_server(struct bw_state *s, long count)
 	if (c.op != BENCH_OP_RECV ||
 	    bw_ack_value(s, BENCH_COOKIE_IDX(c.ctx)) != (uint64_t)count) {
 		BENCH_ERR("expected 'done' after %ld operations", count);
+		return -EPROTO;
+	}
+	if (atomic && *counter - before != (uint64_t)count) {
+		BENCH_ERR("%ld fetch-and-adds of 1 took the counter from %llu "
+		          "to %llu",
+		          count, (unsigned long long)before,
+		          (unsigned long long)*counter);
 		return -EPROTO;
 	}
 	ret = bw_post_ack_send(s, 0, (uint64_t)count);
@@ -347,15 +390,18 @@ static int bw_run(struct bench_ctx *ctx, struct bench_conn *conn,
 	}
 	switch (t) {
 	case BENCH_TEST_SEND:
+	case BENCH_TEST_WRITEIMM:
 		if (ctx->server)
-			return bw_send_server(&s, count);
-		return bw_send_client(&s, count, start, end);
+			return bw_send_server(&s, t == BENCH_TEST_WRITEIMM,
+			                      count);
+		return bw_send_client(&s, t == BENCH_TEST_WRITEIMM, count,
+		                      start, end);
 	case BENCH_TEST_WRITE:
 	case BENCH_TEST_READ:
+	case BENCH_TEST_ATOMIC:
 		if (ctx->server)
-			return bw_rma_server(&s, count);
-		return bw_rma_client(&s, t == BENCH_TEST_READ, count, start,
-		                     end);
+			return bw_rma_server(&s, t == BENCH_TEST_ATOMIC, count);
+		return bw_rma_client(&s, t, count, start, end);
 	default:
 		BENCH_ERR("test %s is not a bandwidth test",
 		          bench_test_name(t));
@@ -367,6 +413,8 @@ int main(int argc, char **argv)
 {
 	return bench_main(argc, argv, bw_desc,
 	                  (1u << BENCH_TEST_SEND) | (1u << BENCH_TEST_WRITE) |
-	                          (1u << BENCH_TEST_READ),
+	                          (1u << BENCH_TEST_READ) |
+	                          (1u << BENCH_TEST_WRITEIMM) |
+	                          (1u << BENCH_TEST_ATOMIC),
 	                  BENCH_TEST_SEND, bw_run, 1, true);
 }
