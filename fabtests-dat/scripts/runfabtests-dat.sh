@@ -17,7 +17,8 @@
 #
 # Groups:
 #   functional  the programs of fabtests-dat/functional (default)
-#   interop     OFED's dtest, dtestcm and dapltest (Debian's dapl2-utils),
+#   interop     OFED's dtest, dtestx, dtestcm and dapltest (Debian's
+#               dapl2-utils),
 #               unmodified, on our libdat2 through LD_LIBRARY_PATH and a
 #               DAT_OVERRIDE dat.conf, between two processes on 127.0.0.1;
 #               dtestcm at several connection counts (interop_dtestcm_cN),
@@ -567,6 +568,7 @@ run_functional() {
 # round and not, small and large (250 and 256 around a power of two).
 dtestcm_counts="1 7 100 250 256 1000 4000 10000"
 interop_tests="interop_dtest interop_dtest_W interop_dtest_p interop_dtest_c
+	interop_dtestx interop_dtestx_p
 	$(for c in $dtestcm_counts; do printf 'interop_dtestcm_c%s ' "$c"; done)
 	interop_dapltest_L interop_dapltest_T_SR
 	interop_dapltest_T_mix interop_dapltest_T_P interop_dapltest_P_RW
@@ -597,43 +599,109 @@ pair_prefix=()
 # dtest-style pair: NAME IA PROGRAM SERVER_ARGS -- CLIENT_ARGS
 # Sets pair_client_ms and pair_ms, how long the client and the whole pair
 # took.  The server gets pair_grace seconds to end after the client, 5
-# once the client has failed.
+# once the client has failed.  pair_swrap and pair_cwrap go before the
+# server's and the client's command (after pair_prefix); each ERE of
+# pair_good must match a line of both logs; when the client's log matches
+# pair_again (a start-up race of the program's own, not a failure), the
+# pair runs again, up to 3 times in all.
 pair_dtest_bad='FAILED|failed|Error|ERROR'
 pair_grace=30
+pair_swrap=()
+pair_cwrap=()
+pair_good=()
+pair_again=
 run_pair() {
-	local name=$1 ia=$2 prog=$3 sargs=() cargs=() out spid t0
-	local grace=$pair_grace
+	local name=$1 ia=$2 prog=$3 sargs=() cargs=() out spid t0 crc src
+	local grace tries=0 missing="" g f
 	shift 3
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
 	shift
 	cargs=("$@")
 	out="$logdir/$name.$ia"
-	t0=$(now_ms)
-	start "$out.server.log" "${pair_prefix[@]}" "$prog" "${sargs[@]}"
-	spid=$started
-	wait_listen 15828 # the dtest family's side channel
-	start "$out.client.log" "${pair_prefix[@]}" "$prog" "${cargs[@]}"
-	finish "$started" "$timeout"
-	local crc=$rc
-	pair_client_ms=$(($(now_ms) - t0))
-	if [ "$crc" -ne 0 ] || grep -qE "$pair_dtest_bad" "$out.client.log"; then
-		grace=5
-	fi
-	finish "$spid" "$grace"
-	local src=$rc
-	pair_ms=$(($(now_ms) - t0))
-	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] &&
+	while :; do
+		grace=$pair_grace
+		t0=$(now_ms)
+		start "$out.server.log" "${pair_prefix[@]}" "${pair_swrap[@]}" \
+			"$prog" "${sargs[@]}"
+		spid=$started
+		wait_listen 15828 # the dtest family's side channel
+		start "$out.client.log" "${pair_prefix[@]}" "${pair_cwrap[@]}" \
+			"$prog" "${cargs[@]}"
+		finish "$started" "$timeout"
+		crc=$rc
+		pair_client_ms=$(($(now_ms) - t0))
+		if [ "$crc" -ne 0 ] ||
+			grep -qE "$pair_dtest_bad" "$out.client.log"; then
+			grace=5
+		fi
+		finish "$spid" "$grace"
+		src=$rc
+		pair_ms=$(($(now_ms) - t0))
+		tries=$((tries + 1))
+		if [ -n "$pair_again" ] && [ "$tries" -lt 3 ] &&
+			grep -qE "$pair_again" "$out.client.log"; then
+			echo "# $name $ia: the client lost the program's own" \
+				"start-up race ($pair_again); running it again"
+			mv "$out.server.log" "$out.server.log.$tries"
+			mv "$out.client.log" "$out.client.log.$tries"
+			continue
+		fi
+		break
+	done
+	for g in "${pair_good[@]}"; do
+		for f in "$out.server.log" "$out.client.log"; do
+			grep -qE "$g" "$f" || missing="$missing '$g' in ${f##*/};"
+		done
+	done
+	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] && [ -z "$missing" ] &&
 		! grep -qE "$pair_dtest_bad" "$out.server.log" \
 			"$out.client.log"; then
 		report "$name" "$ia" Pass "$out.server.log" "$out.client.log"
 	else
-		echo "server rc $src, client rc $crc" >"$out.rc.log"
+		echo "server rc $src, client rc $crc${missing:+; missing:$missing}" \
+			>"$out.rc.log"
 		report "$name" "$ia" Fail "$out.rc.log" "$out.server.log" \
 			"$out.client.log"
 		echo "  server rc $src, client rc $crc (124: stopped, the" \
 			"client after ${timeout} s, the server ${grace} s after" \
 			"the client)"
+		[ -z "$missing" ] || echo "  missing:$missing"
 	fi
+}
+
+# dtestx, OFED's IB extension test: write with immediate data each way,
+# compare-and-swap and fetch-and-add where the IA names them (dat_info -v:
+# the pair must then have run them), and with -p the counters (started by
+# DAPL_OFI_COUNTERS, so that they are not all 0).  Its client connects as
+# soon as the side channel has run, while its server creates the PSP only
+# after that: a client that gets there first is refused (NON_PEER_REJECTED,
+# "!conn established: 0x4003"), as over OFED's rdma_cm; OFED's ucm would
+# send its request again.  So both run on one CPU with the client niced,
+# which lets the server go first, and a lost race runs again (3 tries).
+run_dtestx() { # NAME IA
+	local name=$1 ia=$2 flags=() cpu
+	[ "$name" = interop_dtestx_p ] && flags=(-p)
+	pair_good=('immed/atomic test PASSED'
+		'RDMA_WRITE_WITH_IMMEDIATE_DATA test - PASSED')
+	if grep -qE 'DAT_IB_FETCH_AND_ADD +TRUE' "$logdir/dat_info.$ia.log"; then
+		pair_good+=('FETCH_ADD test - PASSED')
+	fi
+	if grep -qE 'DAT_IB_CMP_AND_SWAP +TRUE' "$logdir/dat_info.$ia.log"; then
+		pair_good+=('CMP_SWAP test - PASSED')
+	fi
+	[ ${#flags[@]} -eq 0 ] || pair_good+=('EP\[0\] Cntrs:.* [1-9]')
+	if command -v taskset >/dev/null; then
+		cpu=$(($(nproc) - 1))
+		pair_swrap=(taskset -c "$cpu")
+		pair_cwrap=(taskset -c "$cpu" nice -n 19)
+	fi
+	pair_again='conn established: 0x4003'
+	DAPL_OFI_COUNTERS=${flags[*]:+1} run_pair "$name" "$ia" dtestx -s \
+		-P "$ia" "${flags[@]}" -- -h 127.0.0.1 -P "$ia" "${flags[@]}"
+	pair_good=()
+	pair_swrap=()
+	pair_cwrap=()
+	pair_again=
 }
 
 dapltest_bad='fails|failed|error occurs|not ok|bad connection event|DAT_[A-Z_]*(ERROR|INVALID|TIMEOUT|REJECTED)'
@@ -836,7 +904,7 @@ run_interop() {
 		fi
 		progress_test "$t" "$ia"
 		missing=()
-		for p in dtest dtestcm dapltest; do
+		for p in dtest dtestx dtestcm dapltest; do
 			command -v "$p" >/dev/null || missing+=("$p")
 		done
 		if [ ${#missing[@]} -gt 0 ]; then
@@ -872,6 +940,8 @@ run_interop() {
 		interop_dtest_c)
 			run_pair "$t" "$ia" dtest -P "$ia" -c -- -P "$ia" -c \
 				-h 127.0.0.1 ;;
+		interop_dtestx | interop_dtestx_p)
+			run_dtestx "$t" "$ia" ;;
 		interop_dtestcm_c*)
 			run_dtestcm "$t" "$ia" "${t#interop_dtestcm_c}" ;;
 		interop_dapltest_*)
