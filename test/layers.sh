@@ -13,7 +13,7 @@ objdir="$top_builddir/prov/ofi/.libs"
 layers='
 dofi_util:0
 dofi_status:1 dofi_traits:1 dofi_map:1 dofi_timer:1 dofi_cm_hdr:1
-dofi_instance:1 dofi_ext_attr:1
+dofi_instance:1 dofi_ext_attr:1 dofi_rdm_wire:1
 dofi_gate:2
 dofi_dto:3 dofi_evd:3 dofi_ext_dto:3
 dofi_progress:4
