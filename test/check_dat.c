@@ -21,6 +21,7 @@ int main(void)
 	srunner_add_suite(sr, check_prov_timer_suite());
 	srunner_add_suite(sr, check_prov_cm_hdr_suite());
 	srunner_add_suite(sr, check_prov_instance_suite());
+	srunner_add_suite(sr, check_prov_rdm_wire_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

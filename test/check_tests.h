@@ -18,6 +18,7 @@ Suite *check_prov_map_suite(void);
 Suite *check_prov_timer_suite(void);
 Suite *check_prov_cm_hdr_suite(void);
 Suite *check_prov_instance_suite(void);
+Suite *check_prov_rdm_wire_suite(void);
 
 /* test/check_prov: the provider's internals, linked from its sources */
 Suite *check_prov_pool_suite(void);
