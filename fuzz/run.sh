@@ -2,7 +2,7 @@
 # Build the libFuzzer targets with clang directly (no configure needed) and
 # run one or all of them.
 #
-#   fuzz/run.sh [cm_hdr|dat_conf|instance|all] [libFuzzer options...]
+#   fuzz/run.sh [cm_hdr|dat_conf|instance|rdm_wire|all] [libFuzzer options...]
 #   fuzz/run.sh cm_hdr -runs=10000000
 #   fuzz/run.sh dat_conf -max_total_time=300
 #   fuzz/run.sh all                        (60 s each when no limit is given)
@@ -20,9 +20,10 @@ target=${1:-all}
 [ $# -gt 0 ] && shift
 
 case "$target" in
-cm_hdr | dat_conf | instance | all) ;;
+cm_hdr | dat_conf | instance | rdm_wire | all) ;;
 *)
-	echo "usage: $0 [cm_hdr|dat_conf|instance|all] [libFuzzer options...]" >&2
+	echo "usage: $0 [cm_hdr|dat_conf|instance|rdm_wire|all]" \
+		"[libFuzzer options...]" >&2
 	exit 2
 	;;
 esac
@@ -49,6 +50,11 @@ build() { # target
 		"$cc" "${cflags[@]}" -I"$top/prov/ofi" \
 			"$top/fuzz/fuzz_instance.c" "$top/prov/ofi/dofi_instance.c" \
 			-o "$out/fuzz_instance"
+		;;
+	rdm_wire)
+		"$cc" "${cflags[@]}" -I"$top/prov/ofi" \
+			"$top/fuzz/fuzz_rdm_wire.c" "$top/prov/ofi/dofi_rdm_wire.c" \
+			-o "$out/fuzz_rdm_wire"
 		;;
 	dat_conf)
 		"$cc" "${cflags[@]}" -I"$top/dat" \
@@ -81,7 +87,7 @@ run() { # target, libFuzzer options...
 }
 
 targets=("$target")
-[ "$target" = all ] && targets=(cm_hdr dat_conf instance)
+[ "$target" = all ] && targets=(cm_hdr dat_conf instance rdm_wire)
 for t in "${targets[@]}"; do
 	build "$t"
 done
