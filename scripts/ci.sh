@@ -270,7 +270,7 @@ test_job() {
 		echo "FAIL: valgrind leak check of 100 IA lifecycles"
 	fi
 
-	log "fuzzers: the CM header, dat.conf and instance-data parsers, 30 s each (libFuzzer)"
+	log "fuzzers: the CM header, dat.conf, instance-data and RDM wire parsers, 30 s each (libFuzzer)"
 	if FUZZ_BUILD="$top/build-fuzz" bash "$top/fuzz/run.sh" all \
 		-max_total_time=30 >"$build/fuzz.out" 2>&1; then
 		pass=$((pass + 1))
