@@ -18,12 +18,13 @@ dofi_gate:2
 dofi_dto:3 dofi_evd:3 dofi_ext_dto:3
 dofi_progress:4
 dofi_mem:5
-dofi_ep:6
-dofi_cm:7
-dofi_cm_msg:8
-dofi_ia:9
-dofi_ext:10
-dofi_prov:11
+dofi_srq:6
+dofi_ep:7
+dofi_cm:8
+dofi_cm_msg:9
+dofi_ia:10
+dofi_ext:11
+dofi_prov:12
 '
 datapath=3
 

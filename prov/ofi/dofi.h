@@ -23,7 +23,10 @@
  *                        (dofi_cm.c) and the backend's state
  *   3. evd->lock         an EVD's ring and its CQ drains (dofi_evd_post)
  *   4. cno->lock         a CNO's trigger and references (a leaf)
- *   5. pool->fresh_lock  setting up an op the first time it is handed out
+ *   5. srq->lock         a shared receive queue's receives and the EPs
+ *                        waiting for one (dofi_srq.c); taken on the
+ *                        completion path of an EP on an SRQ
+ *   6. pool->fresh_lock  setting up an op the first time it is handed out
  *   dofi_grave_lock and dofi_prov_lock (dofi_util.c) are leaves, taken
  *   with or without the others.
  * The data path (posts, completions, dequeues) takes none of ours beyond
@@ -86,6 +89,7 @@ typedef enum {
 	DOFI_OBJ_PSP,
 	DOFI_OBJ_RSP,
 	DOFI_OBJ_CR,
+	DOFI_OBJ_SRQ,
 	DOFI_OBJ_LAST
 } dofi_obj_type_t;
 
@@ -433,6 +437,10 @@ typedef struct dofi_ep {
 	void *cm;                     /* the connection backend's state */
 	dofi_pool_t req_pool;
 	dofi_pool_t recv_pool;
+	/* The shared receive queue it takes its receives from (dofi_srq.c),
+	 * or NULL; recv_pool then holds those it took, at most
+	 * max_recv_dtos. */
+	struct dofi_srq *srq;
 	_Atomic uint32_t recv_seq; /* next receive's dofi_op_t.seq */
 	_Atomic uint32_t req_seq;  /* next request's dofi_op_t.seq */
 	/* Receives posted while there is no fi_ep, in posting order. */
@@ -503,6 +511,17 @@ typedef struct dofi_ep {
 	 * half of its writes with immediate data, and the counters. */
 	dofi_op_t ext_sink;
 	uint64_t cnt[DCNT_EP_ALL_COUNTERS];
+	/*
+	 * On a shared receive queue (ep->srq), under srq->lock: its place
+	 * among the EPs waiting for a receive, how many it holds, whether
+	 * it takes receives (its connection is up), and whether its
+	 * connection's end is still to be reported.
+	 */
+	dofi_list_t srq_wait;
+	uint32_t srq_held; /* receives it took and are not over */
+	uint8_t srq_taking;
+	uint8_t srq_waiting;
+	uint8_t srq_took;
 } dofi_ep_t;
 
 /* ep->ext_flags (dofi_ext.c, dofi_ext_dto.c) */
@@ -519,6 +538,41 @@ static inline void dofi_ext_flag_clear(dofi_ep_t *ep, uint8_t bits)
 {
 	__atomic_fetch_and(&ep->ext_flags, (uint8_t)~bits, __ATOMIC_RELAXED);
 }
+
+/* ---- shared receive queues (dofi_srq.c) ---------------------------------- */
+
+/* A receive posted to an SRQ, waiting for an EP to take it. */
+typedef struct dofi_srq_recv {
+	DAT_DTO_COOKIE cookie;
+	DAT_SEG_LENGTH len;
+	uint32_t count; /* its segments, at its slot of iov and desc */
+} dofi_srq_recv_t;
+
+/*
+ * A pool of receives the EPs on it take from, oldest first, each EP up to
+ * its max_recv_dtos and its share of cap at a time; an EP posts what it
+ * took to its own fi_ep (dofi_srq.c says why not fi_srx_context). Under lock:
+ * the receives not yet taken (a ring of cap slots of niov segments each), the
+ * EPs waiting for one, the counts and the watermark.
+ */
+typedef struct dofi_srq {
+	dofi_obj_t obj;
+	dofi_pz_t *pz;
+	pthread_mutex_t lock;
+	dofi_srq_recv_t *ring;
+	struct iovec *iov;
+	void **desc;
+	uint32_t cap;          /* max_recv_dtos: receives not yet over */
+	uint32_t niov;         /* max_recv_iov */
+	uint32_t head, queued; /* the ring: oldest slot, how many */
+	uint32_t outstanding;  /* posted and not yet over: queued or held */
+	dofi_list_t waiting;   /* EPs holding fewer than they may, in order */
+	DAT_COUNT lw;          /* the low watermark */
+	uint8_t lw_armed;      /* it fires once, the next time queued < lw */
+	/* It fired on the completion path: the CM posts the event. */
+	_Atomic uint8_t lw_due;
+	int nref; /* EPs on it (ia->lock and lock) */
+} dofi_srq_t;
 
 /* PSP and RSP: a passive endpoint on a conn_qual. */
 struct dofi_sp {
@@ -709,6 +763,7 @@ typedef struct dofi_ia {
 	dofi_ia_ext_t ext;
 	uint8_t counting;
 	uint64_t cnt[DCNT_IA_ALL_COUNTERS];
+	int srq_count; /* SRQs open (ia->lock), at most ia_attr.max_srqs */
 } dofi_ia_t;
 
 /*
@@ -723,6 +778,7 @@ typedef struct dofi_ia {
  *   dofi_cm_msg.c                     a connection backend
  *   dofi_cm.c                         the DAT connection model
  *   dofi_ep.c                         EPs
+ *   dofi_srq.c                        shared receive queues
  *   dofi_mem.c                        domains, PZs, LMRs, RMRs
  *   dofi_progress.c                   the progress thread
  *   dofi_dto.c, dofi_evd.c,           the data path (one circle)
@@ -735,7 +791,8 @@ typedef struct dofi_ia {
  * Calls upward go through this table, which the IA fills in when it opens
  * (dofi_ia.c), so that no file below links against one above it
  * (test/check_layers.sh checks the objects). None of these is on the
- * data path's common case.
+ * data path's common case but srq_recv_done, which only the receive
+ * completions of EPs on an SRQ call.
  */
 struct dofi_ctl_ops {
 	/* dofi_cm.c: see the declarations of the same names. */
@@ -750,9 +807,15 @@ struct dofi_ctl_ops {
 	dof_status_t (*cm_ep_init)(dofi_ep_t *ep);
 	void (*cm_ep_teardown)(dofi_ep_t *ep);
 	void (*cm_ep_fini)(dofi_ep_t *ep);
+	/* Look at ep at the CM's next pass (dofi_cm_kick, lock-free). */
+	void (*cm_kick)(dofi_ep_t *ep);
 	/* dofi_progress.c */
 	void (*progress_need)(dofi_ia_t *ia, const char *why);
 	void (*progress_watch)(dofi_ia_t *ia);
+	/* dofi_srq.c: a receive of an EP on an SRQ is over (completed or
+	 * flushed, its op given back); the EP takes the next one. Only EPs
+	 * on an SRQ call it. */
+	void (*srq_recv_done)(dofi_ep_t *ep);
 };
 
 #define DOFI_LMR_CHUNK     4096u
@@ -1000,6 +1063,40 @@ dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,
                          dofi_evd_t *req, dofi_evd_t *conn,
                          const DAT_EP_ATTR *attr, DAT_RETURN *ret);
 void dofi_ep_destroy(dofi_ep_t *ep);
+
+/* dofi_srq.c */
+DAT_RETURN dofi_srq_create(DAT_IA_HANDLE, DAT_PZ_HANDLE, DAT_SRQ_ATTR *,
+                           DAT_SRQ_HANDLE *);
+DAT_RETURN dofi_srq_free(DAT_SRQ_HANDLE);
+DAT_RETURN dofi_srq_post_recv(DAT_SRQ_HANDLE, DAT_COUNT, DAT_LMR_TRIPLET *,
+                              DAT_DTO_COOKIE);
+DAT_RETURN dofi_srq_query(DAT_SRQ_HANDLE, DAT_SRQ_PARAM_MASK, DAT_SRQ_PARAM *);
+DAT_RETURN dofi_srq_resize(DAT_SRQ_HANDLE, DAT_COUNT);
+DAT_RETURN dofi_srq_set_lw(DAT_SRQ_HANDLE, DAT_COUNT);
+/* ep (new, not yet the consumer's) takes its receives from srq. */
+void dofi_srq_attach(dofi_srq_t *srq, dofi_ep_t *ep);
+/* ep goes (EP free, IA close): off its SRQ. ia->lock held. */
+void dofi_srq_detach(dofi_ep_t *ep);
+/* ep's connection is established: it takes receives. ia->lock held. */
+void dofi_srq_ep_start(dofi_ep_t *ep);
+/* ep's fi_ep is about to close: it takes no more. */
+void dofi_srq_ep_stop(dofi_ep_t *ep);
+/*
+ * ep's connection ended: it takes no more, and the IA's async EVD hears
+ * DAT_ASYNC_ERROR_EP_BROKEN for it, as OFED reports InfiniBand's last
+ * WQE reached. ia->lock held.
+ */
+void dofi_srq_ep_down(dofi_ep_t *ep);
+/* ep was kicked: a low watermark its SRQ passed on the completion path
+ * is posted. ia->lock held. */
+void dofi_srq_kicked(dofi_ep_t *ep);
+/* The IA closes: its SRQs go (their EPs went first). ia->lock held. */
+void dofi_srq_release_all(dofi_ia_t *ia);
+/* ctl->srq_recv_done (dofi_ctl_ops_t). */
+void dofi_srq_recv_done(dofi_ep_t *ep);
+/* The IA's limits (ia_attr.max_srqs, max_recv_per_srq). */
+#define DOFI_SRQ_MAX      4096
+#define DOFI_SRQ_MAX_RECV (1 << 20)
 
 /* dofi_dto.c */
 DAT_RETURN dofi_ep_post_send(DAT_EP_HANDLE, DAT_COUNT, DAT_LMR_TRIPLET *,

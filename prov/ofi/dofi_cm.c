@@ -273,6 +273,9 @@ void dofi_cm_up_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num, const void *pdata,
 	ep->graceful = 0;
 	/* The backend tells the peer (and takes back its own receive). */
 	ep->obj.ia->cm_ops->disconnect(ep);
+	/* On an SRQ it takes no more; the async EVD hears of it. */
+	if (ep->srq != NULL)
+		dofi_srq_ep_down(ep);
 	dofi_cm_cancel_recvs(ep, 0);
 	/*
 	 * On an EVD shared with the requests, their successful completions
@@ -294,6 +297,9 @@ void dofi_cm_up_established(dofi_ep_t *ep, const void *pdata, DAT_COUNT plen)
 {
 	ep->deadline = 0;
 	atomic_store(&ep->state, DAT_EP_STATE_CONNECTED);
+	/* On an SRQ it takes receives now, before the consumer hears. */
+	if (ep->srq != NULL)
+		dofi_srq_ep_start(ep);
 	dofi_cm_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, pdata, plen);
 	dofi_cm_schedule(ep);
 }
@@ -581,6 +587,8 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 		atomic_store(&ep->kicked, 0);
 		if (atomic_load(&ep->obj.magic) != DOFI_MAGIC_LIVE)
 			continue;
+		if (ep->srq != NULL)
+			dofi_srq_kicked(ep);
 		ia->cm_ops->ep_kicked(ep);
 		dofi_cm_ep_check(ep, now);
 	}

@@ -954,6 +954,13 @@ dofi_post_recv_slow(DAT_EP_HANDLE h, DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
 		(void)dofi_obj_get(h, DOFI_OBJ_EP, __func__);
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	}
+	if (ep->srq != NULL) {
+		dof_warn(DOFI_LOG,
+		         "dat_ep_post_recv: EP %p takes its receives "
+		         "from an SRQ: post them there",
+		         (void *)ep);
+		return DAT_ERROR(DAT_INVALID_STATE, 0);
+	}
 	ret = dofi_post_flags_ok(flags);
 	if (ret != DAT_SUCCESS)
 		return ret;

@@ -178,8 +178,11 @@ static void dofi_ep_free_pools(dofi_ep_t *ep)
 static dof_status_t dofi_ep_alloc_pools(dofi_ep_t *ep)
 {
 	uint32_t nrecv = (uint32_t)ep->attr.max_recv_dtos;
-	uint32_t niov =
-	        ep->attr.max_recv_iov > 0 ? (uint32_t)ep->attr.max_recv_iov : 1;
+	/* On an SRQ (max_recv_iov 0): room for the SRQ's segments. */
+	uint32_t niov = ep->srq != NULL ? ep->srq->niov
+	                : ep->attr.max_recv_iov > 0
+	                        ? (uint32_t)ep->attr.max_recv_iov
+	                        : 1;
 	size_t n = (size_t)nrecv * niov + 1;
 	struct iovec *iov;
 
@@ -299,54 +302,110 @@ static dofi_evd_t *dofi_ep_evd_arg(dofi_ia_t *ia, DAT_EVD_HANDLE h,
 	return evd;
 }
 
+/* The PZ and EVDs a new EP is to use. */
+typedef struct dofi_ep_objs {
+	dofi_pz_t *pz;
+	dofi_evd_t *recv, *req, *conn;
+} dofi_ep_objs_t;
+
+/* The PZ and EVD handles given to dat_ep_create(_with_srq), checked. */
+static DAT_RETURN dofi_ep_objs(dofi_ia_t *ia, DAT_PZ_HANDLE pz_h,
+                               DAT_EVD_HANDLE recv_h, DAT_EVD_HANDLE req_h,
+                               DAT_EVD_HANDLE conn_h, dofi_ep_objs_t *o)
+{
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	o->pz = NULL;
+	if (pz_h != DAT_HANDLE_NULL) {
+		o->pz = dofi_obj_get(pz_h, DOFI_OBJ_PZ, "dat_ep_create");
+		if (o->pz == NULL || o->pz->obj.ia != ia)
+			return DAT_ERROR(DAT_INVALID_HANDLE,
+			                 DAT_INVALID_HANDLE_PZ);
+	}
+	o->recv = dofi_ep_evd_arg(ia, recv_h, DAT_EVD_DTO_FLAG, &ret,
+	                          DAT_INVALID_HANDLE_EVD_RECV);
+	o->req = dofi_ep_evd_arg(ia, req_h, DAT_EVD_DTO_FLAG, &ret,
+	                         DAT_INVALID_HANDLE_EVD_REQUEST);
+	o->conn = dofi_ep_evd_arg(ia, conn_h, DAT_EVD_CONNECTION_FLAG, &ret,
+	                          DAT_INVALID_HANDLE_EVD_CONN);
+	return ret;
+}
+
 DAT_RETURN dofi_ep_create(DAT_IA_HANDLE h, DAT_PZ_HANDLE pz_h,
                           DAT_EVD_HANDLE recv_h, DAT_EVD_HANDLE req_h,
                           DAT_EVD_HANDLE conn_h, const DAT_EP_ATTR *attr,
                           DAT_EP_HANDLE *out)
 {
 	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
-	dofi_evd_t *recv, *req, *conn;
-	DAT_RETURN ret = DAT_SUCCESS;
-	dofi_pz_t *pz = NULL;
+	dofi_ep_objs_t o;
+	DAT_RETURN ret;
 	dofi_ep_t *ep;
 
 	if (ia == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	if (out == NULL)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
-	if (pz_h != DAT_HANDLE_NULL) {
-		pz = dofi_obj_get(pz_h, DOFI_OBJ_PZ, __func__);
-		if (pz == NULL || pz->obj.ia != ia)
-			return DAT_ERROR(DAT_INVALID_HANDLE,
-			                 DAT_INVALID_HANDLE_PZ);
-	}
-	recv = dofi_ep_evd_arg(ia, recv_h, DAT_EVD_DTO_FLAG, &ret,
-	                       DAT_INVALID_HANDLE_EVD_RECV);
-	req = dofi_ep_evd_arg(ia, req_h, DAT_EVD_DTO_FLAG, &ret,
-	                      DAT_INVALID_HANDLE_EVD_REQUEST);
-	conn = dofi_ep_evd_arg(ia, conn_h, DAT_EVD_CONNECTION_FLAG, &ret,
-	                       DAT_INVALID_HANDLE_EVD_CONN);
+	ret = dofi_ep_objs(ia, pz_h, recv_h, req_h, conn_h, &o);
 	if (ret != DAT_SUCCESS)
 		return ret;
-	ep = dofi_ep_alloc(ia, pz, recv, req, conn, attr, &ret);
+	ep = dofi_ep_alloc(ia, o.pz, o.recv, o.req, o.conn, attr, &ret);
 	if (ep == NULL)
 		return ret;
 	*out = (DAT_EP_HANDLE)ep;
 	return DAT_SUCCESS;
 }
 
-DAT_RETURN dofi_ep_create_with_srq(DAT_IA_HANDLE h, DAT_PZ_HANDLE pz,
-                                   DAT_EVD_HANDLE recv, DAT_EVD_HANDLE req,
-                                   DAT_EVD_HANDLE conn, DAT_SRQ_HANDLE srq,
+/*
+ * An EP on an SRQ (dofi_srq.c) takes its receives from it, up to its
+ * max_recv_dtos at a time (0 is taken as 1): its recv_pool holds those,
+ * with the SRQ's segments each. Nothing may be posted to it directly, so
+ * its max_recv_iov is 0 (the fast post then goes to the slow one, which
+ * says so). It shares its SRQ's PZ: what it took is posted to its fi_ep
+ * in its PZ's domain.
+ */
+DAT_RETURN dofi_ep_create_with_srq(DAT_IA_HANDLE h, DAT_PZ_HANDLE pz_h,
+                                   DAT_EVD_HANDLE recv_h, DAT_EVD_HANDLE req_h,
+                                   DAT_EVD_HANDLE conn_h, DAT_SRQ_HANDLE srq_h,
                                    const DAT_EP_ATTR *attr, DAT_EP_HANDLE *out)
 {
-	(void)pz, (void)recv, (void)req, (void)conn, (void)srq, (void)attr;
-	(void)out;
-	if (dofi_obj_get(h, DOFI_OBJ_IA, __func__) == NULL)
+	dofi_ia_t *ia = dofi_obj_get(h, DOFI_OBJ_IA, __func__);
+	dofi_ep_objs_t o;
+	dofi_srq_t *srq;
+	DAT_EP_ATTR a;
+	DAT_RETURN ret;
+	dofi_ep_t *ep;
+
+	if (ia == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
-	dof_info(DOFI_LOG, "dat_ep_create_with_srq: shared receive queues "
-	                   "are not offered yet");
-	return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
+	ret = dofi_ep_objs(ia, pz_h, recv_h, req_h, conn_h, &o);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	srq = dofi_obj_get(srq_h, DOFI_OBJ_SRQ, __func__);
+	if (srq == NULL || srq->obj.ia != ia)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+	if (attr == NULL || out == NULL)
+		return DAT_ERROR(DAT_INVALID_PARAMETER,
+		                 attr == NULL ? DAT_INVALID_ARG7
+		                              : DAT_INVALID_ARG8);
+	if (o.pz != srq->pz) {
+		dof_warn(DOFI_LOG, "dat_ep_create_with_srq: the EP's PZ is not "
+		                   "the SRQ's (srq_ep_pz_difference_supported "
+		                   "is false)");
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	}
+	a = *attr;
+	if (a.max_recv_dtos == 0)
+		a.max_recv_dtos = 1;
+	a.max_recv_iov = (DAT_COUNT)srq->niov;
+	ep = dofi_ep_alloc(ia, o.pz, o.recv, o.req, o.conn, &a, &ret);
+	if (ep == NULL)
+		return ret;
+	pthread_mutex_lock(&ia->lock);
+	ep->attr.max_recv_iov = 0;
+	dofi_srq_attach(srq, ep);
+	pthread_mutex_unlock(&ia->lock);
+	*out = (DAT_EP_HANDLE)ep;
+	return DAT_SUCCESS;
 }
 
 DAT_RETURN dofi_ep_query(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
@@ -386,7 +445,7 @@ DAT_RETURN dofi_ep_query(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	p->recv_evd_handle = (DAT_EVD_HANDLE)ep->recv_evd;
 	p->request_evd_handle = (DAT_EVD_HANDLE)ep->req_evd;
 	p->connect_evd_handle = (DAT_EVD_HANDLE)ep->conn_evd;
-	p->srq_handle = DAT_HANDLE_NULL;
+	p->srq_handle = (DAT_SRQ_HANDLE)ep->srq;
 	p->ep_attr = ep->attr;
 	pthread_mutex_unlock(&ia->lock);
 	return DAT_SUCCESS;
@@ -494,6 +553,19 @@ DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		if (ret != DAT_SUCCESS)
 			return ret;
 	}
+	if (ep->srq != NULL) {
+		/* Its receive sizes and PZ are its SRQ's. */
+		if (pz != ep->pz || a.max_recv_dtos != ep->attr.max_recv_dtos ||
+		    ((mask & DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV) &&
+		     p->ep_attr.max_recv_iov != 0)) {
+			dof_warn(DOFI_LOG,
+			         "dat_ep_modify: the PZ and receive "
+			         "sizes of an EP on an SRQ are fixed");
+			return DAT_ERROR(DAT_INVALID_PARAMETER,
+			                 DAT_INVALID_ARG3);
+		}
+		a.max_recv_iov = 0;
+	}
 
 	pthread_mutex_lock(&ia->lock);
 	if (!dofi_ep_quiescent(atomic_load(&ep->state)) || ep->fep != NULL) {
@@ -579,13 +651,20 @@ DAT_RETURN dofi_ep_recv_query(DAT_EP_HANDLE h, DAT_COUNT *nbufs,
                               DAT_COUNT *bufs_alloc)
 {
 	dofi_ep_t *ep = dofi_obj_get(h, DOFI_OBJ_EP, __func__);
+	DAT_COUNT used;
 
 	if (ep == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	/*
+	 * Receives posted to it, or taken from its SRQ, and not yet
+	 * completed. A message fills the oldest of them (MSG endpoints
+	 * deliver in order): the span is their number.
+	 */
+	used = (DAT_COUNT)dofi_pool_used(&ep->recv_pool);
 	if (nbufs != NULL)
-		*nbufs = dofi_pool_used(&ep->recv_pool);
+		*nbufs = used;
 	if (bufs_alloc != NULL)
-		*bufs_alloc = ep->attr.max_recv_dtos;
+		*bufs_alloc = used;
 	return DAT_SUCCESS;
 }
 
@@ -682,6 +761,9 @@ void dofi_ep_close_fep(dofi_ep_t *ep)
 {
 	if (ep->fep == NULL)
 		return;
+	/* It takes no more of its SRQ's receives: none reach a closed fi_ep. */
+	if (ep->srq != NULL)
+		dofi_srq_ep_stop(ep);
 	/* libfabric flushes what was posted (FI_ECANCELED) on close. */
 	(void)DOFI_NOPIPE(fi_close(&ep->fep->fid));
 	ep->fep = NULL;
@@ -693,6 +775,7 @@ void dofi_ep_destroy(dofi_ep_t *ep)
 {
 	ep->obj.ia->ctl->cm_ep_fini(ep);
 	dofi_dto_flush_queued(ep);
+	dofi_srq_detach(ep);
 	if (ep->pz)
 		atomic_fetch_sub(&ep->pz->nref, 1);
 	dofi_ep_streams(ep->recv_evd, ep->req_evd, &ep->attr, -1);

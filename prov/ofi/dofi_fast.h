@@ -223,8 +223,14 @@ static inline void dofi_op_release(dofi_op_t *op)
 {
 	dofi_ep_t *ep = op->ep;
 
-	dofi_pool_put(op->type == DOFI_OP_RECV ? &ep->recv_pool : &ep->req_pool,
-	              op);
+	if (op->type != DOFI_OP_RECV) {
+		dofi_pool_put(&ep->req_pool, op);
+		return;
+	}
+	dofi_pool_put(&ep->recv_pool, op);
+	/* An EP on a shared receive queue takes its next receive. */
+	if (dofi_unlikely(ep->srq != NULL))
+		ep->obj.ia->ctl->srq_recv_done(ep);
 }
 
 /*

@@ -174,9 +174,10 @@ static void dofi_ia_fill_attrs(dofi_ia_t *ia)
 	a->max_rdma_size = a->max_message_size;
 	a->max_rmrs = a->max_lmrs;
 	a->max_rmr_target_address = (DAT_VADDR)UINTPTR_MAX;
-	a->max_srqs = 0;
-	a->max_ep_per_srq = 0;
-	a->max_recv_per_srq = 0;
+	/* Shared receive queues are ours (dofi_srq.c): memory bounds them. */
+	a->max_srqs = DOFI_SRQ_MAX;
+	a->max_ep_per_srq = a->max_eps;
+	a->max_recv_per_srq = DOFI_SRQ_MAX_RECV;
 	a->max_iov_segments_per_rdma_read = (DAT_COUNT)fi->tx_attr->iov_limit;
 	a->max_iov_segments_per_rdma_write = (DAT_COUNT)fi->tx_attr->iov_limit;
 	a->max_rdma_read_in =
@@ -225,10 +226,12 @@ static void dofi_ia_fill_attrs(dofi_ia_t *ia)
 	p.ep_creator = DAT_PSP_CREATES_EP_IFASKED;
 	p.pz_support = DAT_PZ_UNIQUE;
 	p.optimal_buffer_alignment = 64;
-	p.srq_supported = DAT_FALSE;
-	p.srq_watermarks_supported = 0;
+	p.srq_supported = DAT_TRUE;
+	/* The SRQ's low watermark; not the EPs' high ones. */
+	p.srq_watermarks_supported = 1;
 	p.srq_ep_pz_difference_supported = DAT_FALSE;
-	p.srq_info_supported = 0;
+	/* dat_srq_query gives both counts. */
+	p.srq_info_supported = 1;
 	p.ep_recv_info_supported = 1;
 	p.lmr_sync_req = DAT_FALSE;
 	p.dto_async_return_guaranteed = DAT_FALSE;
@@ -329,8 +332,10 @@ static const dofi_ctl_ops_t dofi_ia_ctl = {
         .cm_ep_init = dofi_cm_ep_init,
         .cm_ep_teardown = dofi_cm_ep_teardown,
         .cm_ep_fini = dofi_cm_ep_fini,
+        .cm_kick = dofi_cm_kick,
         .progress_need = dofi_progress_need,
         .progress_watch = dofi_progress_watch,
+        .srq_recv_done = dofi_srq_recv_done,
 };
 
 DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
@@ -558,6 +563,7 @@ static void dofi_ia_release_all(dofi_ia_t *ia)
 		e = ia->objs[DOFI_OBJ_EP].next;
 		dofi_ep_destroy(dofi_container_of(e, dofi_ep_t, obj.link));
 	}
+	dofi_srq_release_all(ia);
 	while (!dofi_list_empty(&ia->objs[DOFI_OBJ_CR])) {
 		e = ia->objs[DOFI_OBJ_CR].next;
 		dofi_cm_cr_destroy(dofi_container_of(e, dofi_cr_t, obj.link));

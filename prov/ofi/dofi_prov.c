@@ -65,6 +65,7 @@ static DAT_RETURN dofi_get_handle_type(DAT_HANDLE handle, DAT_HANDLE_TYPE *t)
 	        [DOFI_OBJ_PSP] = DAT_HANDLE_TYPE_PSP,
 	        [DOFI_OBJ_RSP] = DAT_HANDLE_TYPE_RSP,
 	        [DOFI_OBJ_CR] = DAT_HANDLE_TYPE_CR,
+	        [DOFI_OBJ_SRQ] = DAT_HANDLE_TYPE_SRQ,
 	};
 	dofi_obj_t *o = dofi_any_get(handle, __func__);
 
@@ -74,62 +75,6 @@ static DAT_RETURN dofi_get_handle_type(DAT_HANDLE handle, DAT_HANDLE_TYPE *t)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	*t = map[o->type];
 	return DAT_SUCCESS;
-}
-
-/* ---- calls this backend does not offer ----------------------------------- */
-
-static DAT_RETURN dofi_srq_unsupported(const char *func)
-{
-	dof_info(DOFI_LOG, "%s: shared receive queues are not offered yet",
-	         func);
-	return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
-}
-
-static DAT_RETURN dofi_srq_create(DAT_IA_HANDLE ia_h, DAT_PZ_HANDLE pz_h,
-                                  DAT_SRQ_ATTR *attr, DAT_SRQ_HANDLE *srq)
-{
-	dofi_ia_t *ia = dofi_obj_get(ia_h, DOFI_OBJ_IA, "dat_srq_create");
-	dofi_obj_t *pz;
-
-	(void)attr, (void)srq;
-	if (ia == NULL)
-		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
-	pz = dofi_obj_get(pz_h, DOFI_OBJ_PZ, "dat_srq_create");
-	if (pz == NULL || pz->ia != ia)
-		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
-	return dofi_srq_unsupported(__func__);
-}
-
-static DAT_RETURN dofi_srq_free(DAT_SRQ_HANDLE srq)
-{
-	(void)srq;
-	return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
-}
-
-static DAT_RETURN dofi_srq_post_recv(DAT_SRQ_HANDLE srq, DAT_COUNT n,
-                                     DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE c)
-{
-	(void)srq, (void)n, (void)iov, (void)c;
-	return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
-}
-
-static DAT_RETURN dofi_srq_query(DAT_SRQ_HANDLE srq, DAT_SRQ_PARAM_MASK m,
-                                 DAT_SRQ_PARAM *p)
-{
-	(void)srq, (void)m, (void)p;
-	return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
-}
-
-static DAT_RETURN dofi_srq_resize(DAT_SRQ_HANDLE srq, DAT_COUNT n)
-{
-	(void)srq, (void)n;
-	return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
-}
-
-static DAT_RETURN dofi_srq_set_lw(DAT_SRQ_HANDLE srq, DAT_COUNT n)
-{
-	(void)srq, (void)n;
-	return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
 }
 
 /* ---- registration -------------------------------------------------------- */

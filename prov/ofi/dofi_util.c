@@ -32,7 +32,7 @@ static const char *const dofi_type_names[DOFI_OBJ_LAST] = {
         [DOFI_OBJ_IA] = "IA",   [DOFI_OBJ_PZ] = "PZ",   [DOFI_OBJ_LMR] = "LMR",
         [DOFI_OBJ_RMR] = "RMR", [DOFI_OBJ_EVD] = "EVD", [DOFI_OBJ_CNO] = "CNO",
         [DOFI_OBJ_EP] = "EP",   [DOFI_OBJ_PSP] = "PSP", [DOFI_OBJ_RSP] = "RSP",
-        [DOFI_OBJ_CR] = "CR",
+        [DOFI_OBJ_CR] = "CR",   [DOFI_OBJ_SRQ] = "SRQ",
 };
 
 uint64_t dofi_now_ns(void)
