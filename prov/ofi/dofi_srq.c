@@ -293,21 +293,56 @@ void dofi_srq_kicked(dofi_ep_t *ep)
 		dofi_srq_lw_post(srq);
 }
 
+static int dofi_srq_seq_cmp(const void *a, const void *b)
+{
+	const dofi_op_t *x = *(dofi_op_t *const *)a;
+	const dofi_op_t *y = *(dofi_op_t *const *)b;
+	int32_t d = (int32_t)(x->seq - y->seq);
+
+	return d < 0 ? -1 : d > 0;
+}
+
+/*
+ * Its fi_ep is closed: the receives it took that libfabric did not report
+ * (sockets reports none at a close) are flushed now, in the order it took
+ * them, each once. ia->lock held.
+ */
+static void dofi_srq_flush_left(dofi_ep_t *ep)
+{
+	uint32_t i, n = 0, seen = dofi_pool_seen(&ep->recv_pool);
+	dofi_op_t **v;
+
+	if (dofi_pool_used(&ep->recv_pool) == 0)
+		return;
+	v = malloc(seen * sizeof(*v));
+	for (i = 0; i < seen; i++) {
+		dofi_op_t *op = &ep->recv_pool.ops[i];
+
+		if (!atomic_load(&op->posted))
+			continue;
+		if (v != NULL)
+			v[n++] = op;
+		else if (atomic_exchange(&op->posted, 0))
+			dofi_dto_flush_op(op);
+	}
+	if (v == NULL)
+		return;
+	qsort(v, n, sizeof(*v), dofi_srq_seq_cmp);
+	for (i = 0; i < n; i++)
+		if (atomic_exchange(&v[i]->posted, 0))
+			dofi_dto_flush_op(v[i]);
+	free(v);
+}
+
 void dofi_srq_detach(dofi_ep_t *ep)
 {
 	dofi_srq_t *srq = ep->srq;
-	uint32_t left;
 
 	if (srq == NULL)
 		return;
-	/* Its fi_ep closed and its receives were flushed: any still marked
-	 * posted was never reported, and is over too. */
-	left = dofi_pool_used(&ep->recv_pool);
+	dofi_srq_ep_stop(ep);
+	dofi_srq_flush_left(ep);
 	pthread_mutex_lock(&srq->lock);
-	ep->srq_taking = 0;
-	dofi_srq_unwait(ep);
-	srq->outstanding -= left < srq->outstanding ? left : srq->outstanding;
-	ep->srq_held = 0;
 	srq->nref--;
 	pthread_mutex_unlock(&srq->lock);
 	/* A watermark its completions passed, not yet posted. */
