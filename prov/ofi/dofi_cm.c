@@ -59,6 +59,10 @@ static void dofi_cm_event(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 {
 	DAT_EVENT ev;
 
+	/* The end of an SRQ EP's connection, on the async EVD too: with the
+	 * connection event, in the same order across EPs. */
+	if (ep->srq != NULL && num != DAT_CONNECTION_EVENT_ESTABLISHED)
+		dofi_srq_ep_down(ep);
 	if (ep->conn_evd == NULL)
 		return;
 	memset(&ev, 0, sizeof(ev));
@@ -273,9 +277,9 @@ void dofi_cm_up_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num, const void *pdata,
 	ep->graceful = 0;
 	/* The backend tells the peer (and takes back its own receive). */
 	ep->obj.ia->cm_ops->disconnect(ep);
-	/* On an SRQ it takes no more; the async EVD hears of it. */
+	/* On an SRQ it takes no more (dofi_cm_event reports the end). */
 	if (ep->srq != NULL)
-		dofi_srq_ep_down(ep);
+		dofi_srq_ep_stop(ep);
 	dofi_cm_cancel_recvs(ep, 0);
 	/*
 	 * On an EVD shared with the requests, their successful completions
