@@ -41,7 +41,7 @@ enum ht {
 	T_PSP,
 	T_RSP,
 	T_CR,
-	T_SRQ, /* none can be made: the provider has no SRQs */
+	T_SRQ,
 	T_ANY, /* a generic DAT_HANDLE: every live type is valid */
 	T_NTYPES
 };
@@ -279,9 +279,14 @@ static DAT_RETURN c_ep_create_conn(DAT_HANDLE *h)
 static DAT_RETURN c_ep_create_with_srq(DAT_HANDLE *h)
 {
 	DAT_EP_HANDLE ep;
+	DAT_EP_ATTR a;
 
+	memset(&a, 0, sizeof(a));
+	a.service_type = DAT_SERVICE_TYPE_RC;
+	a.max_recv_dtos = 4;
+	a.max_request_dtos = 4;
 	return dat_ep_create_with_srq(h[0], h[1], g.dto_evd, g.dto_evd,
-	                              g.conn_evd, h[2], NULL, &ep);
+	                              g.conn_evd, h[2], &a, &ep);
 }
 
 static DAT_RETURN c_ep_query(DAT_HANDLE *h)
@@ -606,9 +611,9 @@ static DAT_RETURN c_dats_get_ia_handle(DAT_HANDLE *h)
 #define HA(t, alt) {T_##t, false, alt, 0}
 /* NULL asks for the request's own EP: without one, a bad parameter. */
 #define HNP(t)     {T_##t, false, 0, DAT_INVALID_PARAMETER}
+/* An SRQ EP's PZ must be its SRQ's: NULL is a bad parameter. */
+#define HSRQPZ     {T_PZ, false, 0, DAT_INVALID_PARAMETER}
 /* clang-format on */
-/* ep_create_with_srq refuses before reading any other argument. */
-#define NOSRQ DAT_MODEL_NOT_SUPPORTED
 
 static const struct call calls[] = {
         {"dat_ia_open(async_evd)", 1, {HN(EVD)}, c_ia_openv},
@@ -643,7 +648,7 @@ static const struct call calls[] = {
         {"dat_ep_create(connect_evd)", 2, {H(IA), HN(EVD)}, c_ep_create_conn},
         {"dat_ep_create_with_srq",
          3,
-         {H(IA), HA(PZ, NOSRQ), HA(SRQ, NOSRQ)},
+         {H(IA), HSRQPZ, H(SRQ)},
          c_ep_create_with_srq},
         {"dat_ep_query", 1, {H(EP)}, c_ep_query},
         {"dat_ep_modify(pz)", 2, {H(EP), H(PZ)}, c_ep_modify},
@@ -765,7 +770,7 @@ static int bad_values(const struct harg *a, struct bad *out)
 	out[n++] = (struct bad){"random bytes behind a real provider table",
 	                        g.forged_mem};
 	for (u = 0; u < T_NTYPES; u++) {
-		if (u == T_SRQ || u == T_ANY)
+		if (u == T_ANY)
 			continue;
 		if (a->type != T_ANY && u != (int)a->type) {
 			snprintf(names[0][u], sizeof(names[0][u]),
@@ -868,6 +873,8 @@ static void make_objects(struct ft_ia *ia, struct ft_listener *l,
 	DAT_PSP_HANDLE psp2;
 	DAT_RSP_HANDLE rsp;
 	DAT_EP_HANDLE ep2;
+	DAT_SRQ_HANDLE srq2;
+	DAT_SRQ_ATTR sa;
 	struct ft_mr mr2;
 	DAT_CR_HANDLE cr2;
 	DAT_CONN_QUAL q2;
@@ -883,6 +890,10 @@ static void make_objects(struct ft_ia *ia, struct ft_listener *l,
 	FT_DAT_OK(dat_rmr_create(ia->pz, &g.live[T_RMR]));
 	FT_DAT_OK(dat_cno_create(ia->ia, DAT_OS_WAIT_PROXY_AGENT_NULL,
 	                         &g.live[T_CNO]));
+	memset(&sa, 0, sizeof(sa));
+	sa.max_recv_dtos = 8;
+	sa.max_recv_iov = 1;
+	FT_DAT_OK(dat_srq_create(ia->ia, ia->pz, &sa, &g.live[T_SRQ]));
 	FT_DAT_OK(ft_ep_create(ia, ia->pz, NULL, 16, sep));
 	FT_DAT_OK(ft_ep_create(ia, ia->pz, NULL, 16, cep));
 	FT_DAT_OK(ft_ep_create(ia, ia->pz, NULL, 16, cep2));
@@ -931,6 +942,9 @@ static void make_objects(struct ft_ia *ia, struct ft_listener *l,
 	FT_DAT_OK(dat_cno_create(ia->ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno2));
 	FT_DAT_OK(dat_cno_free(cno2));
 	g.freed[T_CNO] = cno2;
+	FT_DAT_OK(dat_srq_create(ia->ia, ia->pz, &sa, &srq2));
+	FT_DAT_OK(dat_srq_free(srq2));
+	g.freed[T_SRQ] = srq2;
 	FT_DAT_OK(dat_ep_create(ia->ia, ia->pz, g.dto_evd, g.dto_evd,
 	                        g.conn_evd, NULL, &ep2));
 	FT_DAT_OK(dat_ep_free(ep2));
@@ -981,7 +995,7 @@ static void check_live_objects(void)
 
 	/* The objects are what the test thinks, and alive. */
 	for (u = 0; u < T_NTYPES; u++)
-		if (u != T_SRQ && u != T_ANY)
+		if (u != T_ANY)
 			FT_DAT_CHECK(dat_get_handle_type(g.live[u], &t));
 }
 
