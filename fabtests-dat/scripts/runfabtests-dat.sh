@@ -17,8 +17,8 @@
 #
 # Groups:
 #   functional  the programs of fabtests-dat/functional (default)
-#   interop     OFED's dtest, dtestx, dtestcm and dapltest (Debian's
-#               dapl2-utils),
+#   interop     OFED's dtest, dtestx, dtestcm, dtestsrq and dapltest
+#               (Debian's dapl2-utils),
 #               unmodified, on our libdat2 through LD_LIBRARY_PATH and a
 #               DAT_OVERRIDE dat.conf, between two processes on 127.0.0.1;
 #               dtestcm at several connection counts (interop_dtestcm_cN),
@@ -568,7 +568,7 @@ run_functional() {
 # round and not, small and large (250 and 256 around a power of two).
 dtestcm_counts="1 7 100 250 256 1000 4000 10000"
 interop_tests="interop_dtest interop_dtest_W interop_dtest_p interop_dtest_c
-	interop_dtestx interop_dtestx_p
+	interop_dtestx interop_dtestx_p interop_dtestsrq interop_dtestsrq_c8
 	$(for c in $dtestcm_counts; do printf 'interop_dtestcm_c%s ' "$c"; done)
 	interop_dapltest_L interop_dapltest_T_SR
 	interop_dapltest_T_mix interop_dapltest_T_P interop_dapltest_P_RW
@@ -603,13 +603,15 @@ pair_prefix=()
 # server's and the client's command (after pair_prefix); each ERE of
 # pair_good must match a line of both logs; when the client's log matches
 # pair_again (a start-up race of the program's own, not a failure), the
-# pair runs again, up to 3 times in all.
+# pair runs again, up to 3 times in all.  The client starts once
+# something listens on port pair_port.
 pair_dtest_bad='FAILED|failed|Error|ERROR'
 pair_grace=30
 pair_swrap=()
 pair_cwrap=()
 pair_good=()
 pair_again=
+pair_port=15828 # the dtest family's side channel
 run_pair() {
 	local name=$1 ia=$2 prog=$3 sargs=() cargs=() out spid t0 crc src
 	local grace tries=0 missing="" g f
@@ -624,7 +626,7 @@ run_pair() {
 		start "$out.server.log" "${pair_prefix[@]}" "${pair_swrap[@]}" \
 			"$prog" "${sargs[@]}"
 		spid=$started
-		wait_listen 15828 # the dtest family's side channel
+		wait_listen "$pair_port"
 		start "$out.client.log" "${pair_prefix[@]}" "${pair_cwrap[@]}" \
 			"$prog" "${cargs[@]}"
 		finish "$started" "$timeout"
@@ -702,6 +704,20 @@ run_dtestx() { # NAME IA
 	pair_swrap=()
 	pair_cwrap=()
 	pair_again=
+}
+
+# OFED's dtestsrq, N EPs a side on one SRQ each: NAME IA ARGS...  It has
+# no side channel (its server listens on its PSP's port, 45248) and exits
+# 0 whatever happened: a pass is its closing line on both sides.
+run_dtestsrq() {
+	local name=$1 ia=$2
+	shift 2
+	pair_port=45248
+	pair_good=('DAPL RC SRQ Test Complete')
+	run_pair "$name" "$ia" dtestsrq -s -P "$ia" "$@" -- \
+		-h 127.0.0.1 -P "$ia" "$@"
+	pair_port=15828
+	pair_good=()
 }
 
 dapltest_bad='fails|failed|error occurs|not ok|bad connection event|DAT_[A-Z_]*(ERROR|INVALID|TIMEOUT|REJECTED)'
@@ -904,7 +920,7 @@ run_interop() {
 		fi
 		progress_test "$t" "$ia"
 		missing=()
-		for p in dtest dtestx dtestcm dapltest; do
+		for p in dtest dtestx dtestcm dtestsrq dapltest; do
 			command -v "$p" >/dev/null || missing+=("$p")
 		done
 		if [ ${#missing[@]} -gt 0 ]; then
@@ -942,6 +958,10 @@ run_interop() {
 				-h 127.0.0.1 ;;
 		interop_dtestx | interop_dtestx_p)
 			run_dtestx "$t" "$ia" ;;
+		interop_dtestsrq)
+			run_dtestsrq "$t" "$ia" ;;
+		interop_dtestsrq_c8)
+			run_dtestsrq "$t" "$ia" -c 8 -B 4 -t 5 ;;
 		interop_dtestcm_c*)
 			run_dtestcm "$t" "$ia" "${t#interop_dtestcm_c}" ;;
 		interop_dapltest_*)
