@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -371,7 +372,7 @@ static void check_lw(void)
 
 struct resizer {
 	DAT_SRQ_HANDLE srq;
-	volatile int stop;
+	_Atomic int stop;
 	long ok, refused, bad, over;
 };
 
@@ -383,7 +384,7 @@ static void *resizer_main(void *arg)
 	struct resizer *r = arg;
 	unsigned seed = 42;
 
-	while (!r->stop) {
+	while (!atomic_load(&r->stop)) {
 		DAT_COUNT n = 1 + (DAT_COUNT)(rand_r(&seed) % 64);
 		DAT_RETURN ret = dat_srq_resize(r->srq, n);
 		DAT_SRQ_PARAM p;
@@ -516,7 +517,7 @@ static void check_resize(void)
 			received++;
 		}
 	}
-	r.stop = 1;
+	atomic_store(&r.stop, 1);
 	pthread_join(th, NULL);
 	FT_CHECK(received == n && next[0] + next[1] == (uint32_t)n,
 	         "%ld messages received under load, each once, each EP's "
