@@ -272,10 +272,8 @@ typedef struct dofi_evd {
 	/* Empty dequeues, with no progress thread (dofi_evd_dequeue). */
 	_Atomic unsigned idle_polls;
 	/* The CM's last read of its CQ for a backend's own messages: one
-	 * per pass serves every EP waiting on it (ia->lock), and when the
-	 * next may be made unasked (dofi_msg_rtu_arrived). */
+	 * per pass serves every EP waiting on it (ia->lock). */
 	uint64_t cm_read_mark;
-	uint64_t cm_read_next;
 	/* Set up: walkers of ia->objs may look at it (dofi_evd_ready). */
 	_Atomic int ready;
 	uint64_t cnt[DCNT_EVD_ALL_COUNTERS]; /* dofi_ext_dto.c */

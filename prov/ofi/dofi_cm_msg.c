@@ -124,7 +124,6 @@ typedef struct dofi_msg_ia {
 	dofi_map_t eps;
 	/* Passive EPs waiting for an RTU (dofi_msg_ep_t.rtu WAIT). */
 	dofi_list_t rtu_wait;
-	uint32_t rtu_waiting; /* how many */
 	dofi_list_t parked;
 	/* Closed endpoints' fids (eq_keeps_closed), under ia->lock. */
 	dofi_tomb_t *tombs;
@@ -420,15 +419,11 @@ static void dofi_msg_rtu_set(dofi_ep_t *ep, uint8_t rtu)
 
 	if (me->rtu == rtu)
 		return;
-	dofi_msg_ia_t *m = dofi_msg_ia(ep->obj.ia);
-
-	if (rtu == DOFI_RTU_WAIT) {
-		dofi_list_add_tail(&m->rtu_wait, &me->rtu_link);
-		m->rtu_waiting++;
-	} else if (me->rtu == DOFI_RTU_WAIT) {
+	if (rtu == DOFI_RTU_WAIT)
+		dofi_list_add_tail(&dofi_msg_ia(ep->obj.ia)->rtu_wait,
+		                   &me->rtu_link);
+	else
 		dofi_list_del(&me->rtu_link);
-		m->rtu_waiting--;
-	}
 	me->rtu = rtu;
 }
 
@@ -464,50 +459,29 @@ static void dofi_msg_passive_established(dofi_ep_t *ep)
  * Whether the requester's RTU came in, reading the receive CQ ourselves:
  * nobody else may be (sockets has no progress thread on it; the consumer
  * waits on its connection EVD). One read of an EVD's CQ per EQ drain
- * serves every EP waiting on it, unless all (the whole CQ: a full ring
- * may hide the RTU) or fresh (a read now) asks for one.
- *
- * Each read costs libfabric tcp a look at every socket of the CQ, so with
- * many RTUs due at once (a burst of connections) the reads are paced: the
- * next unasked one waits DOFI_RTU_PACE times as long as the last took, and
- * then finds all that came in meanwhile. The reads then take at most
- * 1/(1 + DOFI_RTU_PACE) of the CM's time however many sockets there are.
- * A single wait (one connection at a time) is not paced: nothing would be
- * gained. dofi_msg_ep_timers wakes the CM for the paced read.
- * ia->lock held, rtu WAIT.
+ * serves every EP waiting on it (each read costs libfabric tcp a look at
+ * every socket), unless all (the whole CQ: a full ring may hide the RTU)
+ * or fresh (a read now) asks for one. ia->lock held, rtu WAIT.
  */
-#define DOFI_RTU_PACE 4
-
 static int dofi_msg_rtu_arrived(dofi_ep_t *ep, int all, int fresh)
 {
 	dofi_msg_ep_t *me = dofi_msg_ep(ep);
-	dofi_msg_ia_t *m = dofi_msg_ia(ep->obj.ia);
-	dofi_evd_t *evd = ep->recv_evd;
-	uint64_t start, pace;
+	uint64_t epoch = dofi_msg_ia(ep->obj.ia)->eq_epoch;
 
-	if (atomic_load(&me->rtu_done) != DOFI_RTU_PENDING)
-		return atomic_load(&me->rtu_done) == DOFI_RTU_ARRIVED;
-	if (!all && !fresh && evd->cm_read_mark == m->eq_epoch)
-		return 0; /* read in this drain already */
-	start = dofi_now_ns();
-	if (!all && !fresh && start < evd->cm_read_next)
-		return 0; /* paced */
-	evd->cm_read_mark = m->eq_epoch;
-	/*
-	 * A consumer polling for connection events reads this CQ now, as
-	 * one polling the EVD would: the progress thread need not wake for
-	 * the RTU's arrival too.
-	 */
-	if (!dofi_progress_on_thread)
-		dofi_evd_count_poll(evd);
-	dofi_msg_rtu_reading = 1;
-	dofi_evd_flush_cq(evd, all);
-	dofi_msg_rtu_reading = 0;
-	pace = m->rtu_waiting > 1 ? m->rtu_waiting - 1 : 0;
-	if (pace > DOFI_RTU_PACE)
-		pace = DOFI_RTU_PACE;
-	evd->cm_read_next = dofi_now_ns();
-	evd->cm_read_next += pace * (evd->cm_read_next - start);
+	if (atomic_load(&me->rtu_done) == DOFI_RTU_PENDING &&
+	    (all || fresh || ep->recv_evd->cm_read_mark != epoch)) {
+		ep->recv_evd->cm_read_mark = epoch;
+		/*
+		 * A consumer polling for connection events reads this CQ
+		 * now, as one polling the EVD would: the progress thread
+		 * need not wake for the RTU's arrival too.
+		 */
+		if (!dofi_progress_on_thread)
+			dofi_evd_count_poll(ep->recv_evd);
+		dofi_msg_rtu_reading = 1;
+		dofi_evd_flush_cq(ep->recv_evd, all);
+		dofi_msg_rtu_reading = 0;
+	}
 	return atomic_load(&me->rtu_done) == DOFI_RTU_ARRIVED;
 }
 
@@ -1153,11 +1127,6 @@ static uint64_t dofi_msg_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 		*poll = me->rtu_connected;
 		if (ep->deadline != 0 && ep->deadline < next)
 			next = ep->deadline;
-		/* The paced read of dofi_msg_rtu_arrived, when ahead. */
-		if (me->rtu_connected && ep->recv_evd != NULL &&
-		    ep->recv_evd->cm_read_next < next &&
-		    ep->recv_evd->cm_read_next > dofi_now_ns())
-			next = ep->recv_evd->cm_read_next;
 	}
 	if (me->peer_end_at != 0) {
 		*poll = 1; /* until the RTUs are in */
