@@ -124,8 +124,13 @@ static int dofi_cm_cancel_recv(dofi_ep_t *ep, dofi_op_t *op)
 {
 	if (fi_cancel(&ep->fep->fid, op) == 0 || !atomic_load(&op->posted))
 		return 0;
-	if (ep->recv_cancel_pending < 0)
-		return 0; /* forced */
+	/*
+	 * Forced; or a fabric whose own progress does not fill receives
+	 * behind our back (only sockets does: auto_progress), where a
+	 * refusal means libfabric has flushed it into the CQ already.
+	 */
+	if (ep->recv_cancel_pending < 0 || !ep->obj.ia->traits->auto_progress)
+		return 0;
 	ep->recv_cancel_pending = 1;
 	return 1;
 }
