@@ -798,7 +798,6 @@ struct dofi_ctl_ops {
 	void (*cm_progress_until)(dofi_ia_t *ia, dofi_evd_t *until);
 	void (*cm_progress_events)(dofi_ia_t *ia);
 	int (*cm_timers_pending)(dofi_ia_t *ia);
-	int (*cm_wait_ms)(dofi_ia_t *ia);
 	int (*cm_wait_fd)(dofi_ia_t *ia, int *ready);
 	void (*cm_break_later)(dofi_ep_t *ep);
 	void (*cm_op_done)(dofi_op_t *op, int err);
@@ -1225,8 +1224,6 @@ void dofi_cm_progress_events(dofi_ia_t *ia);
 void dofi_cm_check_timers(dofi_ia_t *ia);
 /* Whether the CM has anything pending that needs a look in time. */
 int dofi_cm_timers_pending(dofi_ia_t *ia);
-/* How long a thread driving the CM may sleep: ms, -1 for no bound. */
-int dofi_cm_wait_ms(dofi_ia_t *ia);
 /* The CM's wait fd, armed (-1: none); *ready: events are in already. */
 int dofi_cm_wait_fd(dofi_ia_t *ia, int *ready);
 /*

@@ -551,34 +551,6 @@ int dofi_cm_timers_pending(dofi_ia_t *ia)
 	       atomic_load_explicit(&ia->kicks, memory_order_relaxed) != NULL;
 }
 
-/*
- * How long a thread that drives the CM may sleep (ms; -1: no bound): until
- * the next deadline, and DOFI_WATCH_MS while an EP is watched (a condition
- * looked at every pass, such as an RTU that only a CQ read sees).
- */
-#define DOFI_WATCH_MS 1
-
-int dofi_cm_wait_ms(dofi_ia_t *ia)
-{
-	uint64_t next, now;
-	int ms = -1;
-
-	pthread_mutex_lock(&ia->lock);
-	next = dofi_timers_next(&ia->timers);
-	if (!dofi_list_empty(&ia->watch))
-		ms = DOFI_WATCH_MS;
-	pthread_mutex_unlock(&ia->lock);
-	if (next != UINT64_MAX) {
-		uint64_t t;
-
-		now = dofi_now_ns();
-		t = next <= now ? 0 : (next - now + 999999) / 1000000;
-		if (ms < 0 || t < (uint64_t)ms)
-			ms = t > INT32_MAX ? INT32_MAX : (int)t;
-	}
-	return ms;
-}
-
 void dofi_cm_check_timers(dofi_ia_t *ia)
 {
 	dofi_timer_t *t;

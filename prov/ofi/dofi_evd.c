@@ -908,18 +908,6 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms)
 	/* No thread: come back for the connection events and timers. */
 	if (dofi_progress_off(ia) && (slice < 0 || slice > DOFI_WAIT_SLICE_MS))
 		slice = DOFI_WAIT_SLICE_MS;
-	/*
-	 * This thread drives the CM (no progress thread, or a wait for
-	 * connection events): not past its next deadline, and only briefly
-	 * while it watches a condition no fd of ours signals (an RTU).
-	 */
-	if (dofi_progress_off(ia) ||
-	    (evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG))) {
-		int cm_ms = ia->ctl->cm_wait_ms(ia);
-
-		if (cm_ms >= 0 && (slice < 0 || cm_ms < slice))
-			slice = cm_ms;
-	}
 	if (ms >= 0 && (slice < 0 || ms < slice))
 		slice = ms;
 	if (ready)

@@ -325,7 +325,6 @@ static const dofi_ctl_ops_t dofi_ia_ctl = {
         .cm_progress_until = dofi_cm_progress_until,
         .cm_progress_events = dofi_cm_progress_events,
         .cm_timers_pending = dofi_cm_timers_pending,
-        .cm_wait_ms = dofi_cm_wait_ms,
         .cm_wait_fd = dofi_cm_wait_fd,
         .cm_break_later = dofi_cm_break_later,
         .cm_op_done = dofi_cm_op_done,
