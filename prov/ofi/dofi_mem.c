@@ -552,17 +552,13 @@ DAT_RETURN dofi_rmr_bind(DAT_RMR_HANDLE h, DAT_LMR_HANDLE lmr_h,
 		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
 	/*
 	 * A zero length unbinds. Without an LMR handle (the DAT 1.2 call has
-	 * none) the triplet's lmr_context names the LMR; a NULL handle with
-	 * a context that names none unbinds, as before.
+	 * none) the triplet's lmr_context names the LMR.
 	 */
 	unbind = trip->segment_length == 0;
-	if (!unbind && lmr_h == DAT_HANDLE_NULL) {
-		lmr = dofi_lmr_lookup(ia, trip->lmr_context);
-		unbind = lmr == NULL;
-	}
 	if (!unbind) {
-		if (lmr == NULL)
-			lmr = dofi_obj_get(lmr_h, DOFI_OBJ_LMR, __func__);
+		lmr = lmr_h == DAT_HANDLE_NULL
+		              ? dofi_lmr_lookup(ia, trip->lmr_context)
+		              : dofi_obj_get(lmr_h, DOFI_OBJ_LMR, __func__);
 		if (lmr == NULL || lmr->obj.ia != ia)
 			return DAT_ERROR(DAT_INVALID_HANDLE,
 			                 DAT_INVALID_HANDLE_LMR);

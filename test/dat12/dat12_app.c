@@ -412,6 +412,14 @@ static int app_rmr(struct app_side *cli, struct app_side *srv, DAT_PZ_HANDLE pz)
 	if (app_dto(cli->req_evd, 15, APP_BUF_LEN, "write through the RMR"))
 		return -1;
 
+	/* A context that names no LMR is refused, not taken for an unbind. */
+	win.lmr_context = 0;
+	APP_CHECK(DAT_GET_TYPE(dat_rmr_bind(
+	                  rmr, &win, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, srv->ep,
+	                  rcookie, DAT_COMPLETION_DEFAULT_FLAG, &wctx)) ==
+	          DAT_INVALID_HANDLE);
+	win.lmr_context = srv->lmr_context;
+
 	/* A zero-length triplet unbinds. */
 	win.segment_length = 0;
 	rcookie.as_64 = 32;
