@@ -610,6 +610,9 @@ typedef struct dofi_traits {
 	const char *prov; /* libfabric provider name; NULL: any other */
 	/* libfabric progresses data on its own threads (sockets). */
 	uint8_t auto_progress;
+	/* fi_cancel refuses a receive it is filling, which completes later
+	 * (dofi_cm_cancel_recvs keeps flushes behind it). */
+	uint8_t recv_cancel_busy;
 	/*
 	 * Our end of a connection closes the libfabric endpoint instead of
 	 * calling fi_shutdown (sockets: its fi_shutdown closes the CM socket

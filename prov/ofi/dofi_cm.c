@@ -125,11 +125,11 @@ static int dofi_cm_cancel_recv(dofi_ep_t *ep, dofi_op_t *op)
 	if (fi_cancel(&ep->fep->fid, op) == 0 || !atomic_load(&op->posted))
 		return 0;
 	/*
-	 * Forced; or a fabric whose own progress does not fill receives
-	 * behind our back (only sockets does: auto_progress), where a
-	 * refusal means libfabric has flushed it into the CQ already.
+	 * Forced; or a fabric that refuses only what it has put in the CQ
+	 * already (all but traits->recv_cancel_busy): nothing to wait for.
 	 */
-	if (ep->recv_cancel_pending < 0 || !ep->obj.ia->traits->auto_progress)
+	if (ep->recv_cancel_pending < 0 ||
+	    !ep->obj.ia->traits->recv_cancel_busy)
 		return 0;
 	ep->recv_cancel_pending = 1;
 	return 1;

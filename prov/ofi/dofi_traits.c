@@ -36,6 +36,7 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .ep_cnt_soft = 1,
                 .cm_gate = 1,
                 .kernel_tcp = 1,
+                .recv_cancel_busy = 1,
         },
         {
                 .prov = "verbs",
