@@ -49,6 +49,27 @@ const char *bench_test_name(enum bench_test t)
 	return "?";
 }
 
+const char *bench_addr_str(const void *sa, char *buf, size_t len)
+{
+	const struct sockaddr *a = sa;
+	const void *in;
+
+	if (len == 0)
+		return buf;
+	snprintf(buf, len, "%s", a ? "?" : "none");
+	if (!a)
+		return buf;
+	if (a->sa_family == AF_INET)
+		in = &((const struct sockaddr_in *)sa)->sin_addr;
+	else if (a->sa_family == AF_INET6)
+		in = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+	else
+		return buf;
+	if (!inet_ntop(a->sa_family, in, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
 const char *bench_op_name(enum bench_op op)
 {
 	switch (op) {

@@ -452,6 +452,9 @@ void bench_show_perf(size_t size, long iters, const struct timespec *start,
                      const struct timespec *end, int xfers_per_iter);
 
 const char *bench_op_name(enum bench_op op);
+/* SA (a struct sockaddr, IPv4 or IPv6, or NULL) as text in BUF: "none"
+ * for NULL, "?" for another family; returns BUF. */
+const char *bench_addr_str(const void *sa, char *buf, size_t len);
 
 /*
  * Progress of a long run, on a terminal only: between begin and end, a

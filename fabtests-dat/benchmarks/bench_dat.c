@@ -106,6 +106,7 @@ static int dat_open(struct bench_ctx *ctx)
 	DAT_PROVIDER_ATTR pattr;
 	struct dat_state *st;
 	DAT_EP_ATTR *a;
+	char abuf[64];
 	DAT_COUNT qlen, reads;
 	DAT_RETURN ret;
 	int err = -EIO;
@@ -139,6 +140,9 @@ static int dat_open(struct bench_ctx *ctx)
 		err = -ENODATA;
 		goto err;
 	}
+	BENCH_VERBOSE(ctx, "dat: %s: local address %s", o->ia_name,
+	              bench_addr_str(st->ia_attr.ia_address_ptr, abuf,
+	                             sizeof(abuf)));
 	BENCH_VERBOSE(ctx,
 	              "dat: %s: adapter %s, max_dto_per_ep %d, max_evd_qlen "
 	              "%d, max_message_size %u, max_rdma_size %u, reads %d/%d",

@@ -115,6 +115,7 @@ static int raw_open(struct bench_ctx *ctx)
 	struct fi_cq_attr cq_attr = {0};
 	struct raw_state *st;
 	struct fi_info *info;
+	char abuf[64];
 	size_t txs, rxs;
 	int ret;
 
@@ -134,6 +135,8 @@ static int raw_open(struct bench_ctx *ctx)
 		info->tx_attr->size = BENCH_DEF_EP_DTOS;
 		info->rx_attr->size = BENCH_DEF_EP_DTOS;
 	}
+	BENCH_VERBOSE(ctx, "raw: %s: local address %s", ctx->opts->ia_name,
+	              bench_addr_str(info->src_addr, abuf, sizeof(abuf)));
 	BENCH_VERBOSE(ctx, "raw: provider %s, fabric %s, domain %s, %s",
 	              info->fabric_attr->prov_name, info->fabric_attr->name,
 	              info->domain_attr->name,

@@ -28,6 +28,10 @@
 #
 # Each run is a server and a client process on the loopback, each under
 # timeout(1), tracked by PID (never killed by name), on its own ports.
+# Unless DAT_OVERRIDE is set, the runs use a dat.conf written in the work
+# directory that gives the built-in IA names loopback instance data
+# ("tcp lo", "sockets lo", ...); a run whose client reports a local
+# address other than a loopback one fails.
 # Exit status: 0 when every run worked (missed targets print MISS but do
 # not fail), 1 when a run failed, 2 on bad usage or a missing tool.
 #
@@ -184,6 +188,9 @@ work=
 if [ -z "$from" ]; then
 	work=$(mktemp -d "${TMPDIR:-/tmp}/bench-compare.XXXXXX") || exit 1
 	: >"$work/index"
+	# Every run on 127.0.0.1: DAT's IA names on lo (unless DAT_OVERRIDE
+	# says otherwise); run_pair checks the address each client used.
+	bench_loopback_conf bench-compare "$work" || exit 1
 fi
 declare -a live_pids=()
 failed=0
@@ -274,12 +281,35 @@ run_pair() {
 		sed 's/^/  server: /' "$work/$tag.srv" | tail -n 8 >&2
 		return 1
 	fi
+	if ! loopback_only "$work/$tag.err"; then
+		progress_clear
+		echo "bench-compare: $mode run of $prog $* did not stay on the loopback:" >&2
+		grep 'local address' "$work/$tag.err" | sed 's/^/  client: /' >&2
+		echo "  (DAT_OVERRIDE=${DAT_OVERRIDE:-})" >&2
+		return 1
+	fi
 	return 0
+}
+
+# loopback_only FILE: the client's -v output in FILE names a local
+# address and every one it names is a loopback one.
+loopback_only() {
+	local a n=0
+	while read -r a; do
+		n=$((n + 1))
+		case $a in
+		127.* | ::1) ;;
+		*) return 1 ;;
+		esac
+	done < <(sed -n 's/.*: local address \([^ ]*\)$/\1/p' "$1")
+	[ "$n" -gt 0 ]
 }
 
 # The libraries a DAT run used, as the client saw them.
 show_libs() {
 	grep -h '^# lib ' "$1" 2>/dev/null | sort -u | sed 's/^# lib /  using /'
+	sed -n 's/.*: local address \([^ ]*\)$/  local address \1/p' "$1" \
+		2>/dev/null | sort -u
 }
 
 # The test a benchmark's arguments ask for (-t), else its default.

@@ -37,3 +37,29 @@ bench_find_bindir() {
 	fi
 	return 0
 }
+
+# bench_loopback_conf SCRIPT DIR: unless DAT_OVERRIDE names a dat.conf
+# already, write DIR/dat.conf.loopback, which gives the built-in IA names
+# loopback instance data ("tcp lo", "sockets lo", ...: the format of the
+# runner's --loopback), and export DAT_OVERRIDE to it, so that no DAT run
+# opens its IA on another interface (without it, "sockets" takes the
+# first interface up, eth0 say). The raw runs need nothing: the server
+# binds 127.0.0.1 and the client connects to it. Returns 1, with a
+# message naming SCRIPT, when the file cannot be written.
+bench_loopback_conf() {
+	local script=$1 conf=$2/dat.conf.loopback
+
+	[ -n "${DAT_OVERRIDE:-}" ] && return 0
+	if ! {
+		echo "# $script: the built-in names on the loopback"
+		echo 'ofi u2.0 threadsafe default libdaplofi.so.2 dapl.2.0 "auto lo" ""'
+		echo 'ofi-tcp u2.0 threadsafe default libdaplofi.so.2 dapl.2.0 "tcp lo" ""'
+		echo 'ofi-sockets u2.0 threadsafe default libdaplofi.so.2 dapl.2.0 "sockets lo" ""'
+		echo 'ofi-rxm u2.0 threadsafe default libdaplofi.so.2 dapl.2.0 "tcp;ofi_rxm lo" ""'
+	} >"$conf"; then
+		echo "$script: cannot write $conf" >&2
+		return 1
+	fi
+	export DAT_OVERRIDE=$conf
+	return 0
+}

@@ -20,9 +20,12 @@
 # of their own. Every run is a server and a client of dat_cm_rate in a
 # network namespace of its own (unshare -n, lo up), so no TIME_WAIT socket
 # or other test's port is in the way, each under timeout(1), tracked by
-# PID. DAT and raw alternate; each figure is the median of the runs. A run
-# that hits the time cap (-T) counts with what it printed before (setup
-# and memory come first, teardown last) and is marked in the table.
+# PID. Unless DAT_OVERRIDE is set, DAT runs use a dat.conf written in the
+# work directory that gives the built-in IA names loopback instance data
+# ("tcp lo", "sockets lo", ...). DAT and raw alternate; each figure is
+# the median of the runs. A run that hits the time cap (-T) counts with
+# what it printed before (setup and memory come first, teardown last) and
+# is marked in the table.
 # Exit status: 0 when every run finished, 1 when a run failed or hit the
 # cap, 2 on bad usage.
 #
@@ -143,6 +146,9 @@ if [ "$hard" != unlimited ] && [ "$cown" -gt 0 ] &&
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-scale.XXXXXX") || exit 1
+# DAT's IA names on lo, unless DAT_OVERRIDE says otherwise: the namespaces
+# have only lo, but an IA named for another interface would not open.
+bench_loopback_conf bench-scale "$work" || exit 1
 declare -a live_pids=()
 failed=0
 
