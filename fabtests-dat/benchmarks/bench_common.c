@@ -293,6 +293,12 @@ void bench_usage(const struct bench_opts *o, const char *desc, unsigned tests)
 	        "target has them\n"
 	        "                  (FI_DELIVERY_COMPLETE, what DAT gives on "
 	        "tcp; default transmit)\n"
+	        "  --raw-writeimm=two  raw -t writeimm: an RDMA write and an "
+	        "empty message\n"
+	        "                  with the immediate data, taking a receive "
+	        "(fi_senddata; what\n"
+	        "                  DAT does on tcp and sockets), instead of "
+	        "one fi_writedata\n"
 	        "  -N <count>      dat_cm_rate: hold this many connections "
 	        "open (established,\n"
 	        "                  idle) while measuring; also the memory per "
@@ -388,6 +394,7 @@ enum {
 	BENCH_LOPT_RAW_WAIT,
 	BENCH_LOPT_RAW_THREAD,
 	BENCH_LOPT_RAW_WRITE,
+	BENCH_LOPT_RAW_WRITEIMM,
 	BENCH_LOPT_DETAIL,
 	BENCH_LOPT_LOOPBACK,
 	BENCH_LOPT_ROUNDS,
@@ -403,6 +410,8 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 	        {"raw-wait", required_argument, NULL, BENCH_LOPT_RAW_WAIT},
 	        {"raw-thread", required_argument, NULL, BENCH_LOPT_RAW_THREAD},
 	        {"raw-write", required_argument, NULL, BENCH_LOPT_RAW_WRITE},
+	        {"raw-writeimm", required_argument, NULL,
+	         BENCH_LOPT_RAW_WRITEIMM},
 	        {"detail", no_argument, NULL, BENCH_LOPT_DETAIL},
 	        {"loopback", no_argument, NULL, BENCH_LOPT_LOOPBACK},
 	        {"rounds", required_argument, NULL, BENCH_LOPT_ROUNDS},
@@ -510,6 +519,14 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 				o->raw_delivery = true;
 			else if (strcmp(optarg, "transmit") == 0)
 				o->raw_delivery = false;
+			else
+				goto bad;
+			break;
+		case BENCH_LOPT_RAW_WRITEIMM:
+			if (strcmp(optarg, "two") == 0)
+				o->raw_wimm_two = true;
+			else if (strcmp(optarg, "one") == 0)
+				o->raw_wimm_two = false;
 			else
 				goto bad;
 			break;

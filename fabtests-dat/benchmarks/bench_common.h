@@ -101,6 +101,7 @@ struct bench_opts {
 	bool raw_wait_fd;     /* --raw-wait=fd */
 	bool raw_thread_safe; /* --raw-thread=safe */
 	bool raw_delivery;    /* --raw-write=delivery */
+	bool raw_wimm_two;    /* --raw-writeimm=two */
 	/* dat_cm_rate's scale options; the server has them from the hello. */
 	long held;       /* -N: connections held open, established and idle */
 	long rounds;     /* --rounds: of one message to every held EP */

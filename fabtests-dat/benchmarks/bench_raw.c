@@ -580,6 +580,63 @@ static int raw_post_read(struct bench_conn *conn, struct bench_mr *mr,
 	return 0;
 }
 
+/* The context of --raw-writeimm=two's write halves: read and dropped. */
+static char raw_wimm_sink;
+
+/* A post that found the queue full: progress, and once more. */
+#define RAW_RETRY(conn, call)                                                \
+	__extension__({                                                     \
+		ssize_t r_;                                                  \
+		while ((r_ = (call)) == -FI_EAGAIN)                          \
+			raw_progress((conn)->ctx);                           \
+		r_;                                                          \
+	})
+
+static void raw_progress(struct bench_ctx *ctx);
+
+/*
+ * --raw-writeimm=two: what dapl-ofi does on tcp and sockets, where
+ * fi_writedata takes no receive at the target. An RDMA write with no
+ * completion of its own (an inject where it fits), then an empty message
+ * carrying the immediate data and the write's length as its CQ data,
+ * which the target takes a receive for; with --raw-write=delivery the
+ * message completes once the target has it.
+ */
+static int raw_post_writeimm_two(struct bench_conn *conn, struct bench_mr *mr,
+                                 size_t off, size_t len, uint64_t raddr,
+                                 uint64_t rkey, uint32_t imm, uint64_t ctx)
+{
+	struct raw_state *st = raw_st(conn->ctx);
+	struct fi_msg msg = {
+	        .context = (void *)(uintptr_t)ctx,
+	        .data = (uint64_t)imm | (uint64_t)len << 32,
+	};
+	void *buf = (char *)mr->buf + off;
+	ssize_t ret;
+
+	if (len <= st->info->tx_attr->inject_size)
+		ret = RAW_RETRY(conn, fi_inject_write(conn->ep, buf, len, 0,
+		                                      raddr, rkey));
+	else
+		ret = RAW_RETRY(conn, fi_write(conn->ep, buf, len, mr->desc, 0,
+		                               raddr, rkey, &raw_wimm_sink));
+	if (ret) {
+		RAW_ERR("fi_write", ret);
+		return -EIO;
+	}
+	ret = RAW_RETRY(conn,
+	                fi_sendmsg(conn->ep, &msg,
+	                           FI_COMPLETION | FI_REMOTE_CQ_DATA |
+	                                   (conn->ctx->opts->raw_delivery
+	                                            ? FI_DELIVERY_COMPLETE
+	                                            : 0)));
+	if (ret) {
+		RAW_ERR("fi_senddata", ret);
+		return -EIO;
+	}
+	return 0;
+}
+
 static int raw_post_writeimm(struct bench_conn *conn, struct bench_mr *mr,
                              size_t off, size_t len, uint64_t raddr,
                              uint64_t rkey, uint32_t imm, uint64_t ctx)
@@ -597,6 +654,9 @@ static int raw_post_writeimm(struct bench_conn *conn, struct bench_mr *mr,
 	};
 	ssize_t ret;
 
+	if (conn->ctx->opts->raw_wimm_two)
+		return raw_post_writeimm_two(conn, mr, off, len, raddr, rkey,
+		                             imm, ctx);
 	if (conn->ctx->opts->raw_delivery)
 		ret = fi_writemsg(conn->ep, &msg,
 		                  FI_COMPLETION | FI_REMOTE_CQ_DATA |
@@ -611,11 +671,13 @@ static int raw_post_writeimm(struct bench_conn *conn, struct bench_mr *mr,
 	return 0;
 }
 
-/* fi_writedata takes no receive on tcp and sockets. */
+/* fi_writedata takes no receive on tcp and sockets; --raw-writeimm=two's
+ * message takes one, of 8 bytes as DAT's. */
 static int raw_post_recv_imm(struct bench_conn *conn, struct bench_mr *mr,
                              size_t off, uint64_t ctx)
 {
-	(void)conn, (void)mr, (void)off, (void)ctx;
+	if (conn->ctx->opts->raw_wimm_two)
+		return raw_post_recv(conn, mr, off, 8, ctx);
 	return 0;
 }
 
@@ -646,6 +708,8 @@ static int raw_poll_cq(struct fid_cq *cq, struct bench_comp *comp)
 	/* Read as the CQ's format, FI_CQ_FORMAT_MSG but for writeimm: an
 	 * fi_cq_msg_entry is the start of an fi_cq_data_entry. */
 	ret = fi_cq_read(cq, &e, 1);
+	if (ret == 1 && e.op_context == &raw_wimm_sink)
+		return 0; /* --raw-writeimm=two: a write half */
 	if (ret == 1) {
 		comp->ctx = (uint64_t)(uintptr_t)e.op_context;
 		comp->len = e.len;
@@ -653,6 +717,12 @@ static int raw_poll_cq(struct fid_cq *cq, struct bench_comp *comp)
 			/* fi_writedata's data at the target */
 			comp->op = BENCH_OP_RECV_IMM;
 			comp->imm = e.data;
+		} else if ((e.flags & (FI_RECV | FI_REMOTE_CQ_DATA)) ==
+		           (FI_RECV | FI_REMOTE_CQ_DATA)) {
+			/* --raw-writeimm=two: its message */
+			comp->op = BENCH_OP_RECV_IMM;
+			comp->imm = (uint32_t)e.data;
+			comp->len = (size_t)(e.data >> 32);
 		} else if (e.flags & FI_ATOMIC)
 			comp->op = BENCH_OP_ATOMIC;
 		else if (e.flags & FI_RECV)
