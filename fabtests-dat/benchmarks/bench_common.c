@@ -29,6 +29,7 @@
 
 bool bench_detail;
 unsigned long long bench_empty_polls;
+bool bench_yield;
 
 const char *bench_test_name(enum bench_test t)
 {
@@ -299,6 +300,12 @@ void bench_usage(const struct bench_opts *o, const char *desc, unsigned tests)
 	        "(fi_senddata; what\n"
 	        "                  DAT does on tcp and sockets), instead of "
 	        "one fi_writedata\n"
+	        "  --yield=on|off  sched_yield() after a poll that finds "
+	        "nothing (default: on\n"
+	        "                  for ofi-sockets, whose own thread moves "
+	        "the data; it also\n"
+	        "                  sets FI_SOCKETS_PE_WAITTIME=0 unless "
+	        "set)\n"
 	        "  -N <count>      dat_cm_rate: hold this many connections "
 	        "open (established,\n"
 	        "                  idle) while measuring; also the memory per "
@@ -395,6 +402,7 @@ enum {
 	BENCH_LOPT_RAW_THREAD,
 	BENCH_LOPT_RAW_WRITE,
 	BENCH_LOPT_RAW_WRITEIMM,
+	BENCH_LOPT_YIELD,
 	BENCH_LOPT_DETAIL,
 	BENCH_LOPT_LOOPBACK,
 	BENCH_LOPT_ROUNDS,
@@ -412,6 +420,7 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 	        {"raw-write", required_argument, NULL, BENCH_LOPT_RAW_WRITE},
 	        {"raw-writeimm", required_argument, NULL,
 	         BENCH_LOPT_RAW_WRITEIMM},
+	        {"yield", required_argument, NULL, BENCH_LOPT_YIELD},
 	        {"detail", no_argument, NULL, BENCH_LOPT_DETAIL},
 	        {"loopback", no_argument, NULL, BENCH_LOPT_LOOPBACK},
 	        {"rounds", required_argument, NULL, BENCH_LOPT_ROUNDS},
@@ -421,7 +430,7 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 	};
 	enum bench_test t;
 	long v;
-	int c;
+	int c, yield = -1;
 
 	memset(o, 0, sizeof(*o));
 	o->prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -522,6 +531,14 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 			else
 				goto bad;
 			break;
+		case BENCH_LOPT_YIELD:
+			if (strcmp(optarg, "on") == 0)
+				yield = 1;
+			else if (strcmp(optarg, "off") == 0)
+				yield = 0;
+			else
+				goto bad;
+			break;
 		case BENCH_LOPT_RAW_WRITEIMM:
 			if (strcmp(optarg, "two") == 0)
 				o->raw_wimm_two = true;
@@ -568,6 +585,22 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 		fprintf(stderr, "%s: --rounds needs -N\n", o->prog);
 		return -1;
 	}
+	/*
+	 * sockets moves data in a thread of its own, which spins for 10 ms
+	 * after any work (FI_SOCKETS_PE_WAITTIME) and shares the core of
+	 * the busy-polling thread (pinned by bench-compare): each message
+	 * then waits for the scheduler to switch them, milliseconds, and a
+	 * ping-pong of 10000 takes minutes, raw as DAT. Unless told
+	 * otherwise, that thread sleeps when idle and the poll loops yield
+	 * to it, in both modes.
+	 */
+	if (yield < 0) {
+		yield = strcmp(o->ia_name, "ofi-sockets") == 0 ||
+		        strcmp(o->ia_name, "sockets") == 0;
+		if (yield)
+			(void)setenv("FI_SOCKETS_PE_WAITTIME", "0", 0);
+	}
+	bench_yield = yield != 0;
 	/* An atomic is 8 bytes. */
 	if (o->test == BENCH_TEST_ATOMIC) {
 		o->sizes[0] = 8;

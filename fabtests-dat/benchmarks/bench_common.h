@@ -19,6 +19,7 @@
 #define BENCH_COMMON_H
 
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -479,6 +480,16 @@ void bench_progress_end(void);
 extern bool bench_detail;
 /* Polls that found nothing, since the start (the backends count them). */
 extern unsigned long long bench_empty_polls;
+/* --yield: give the CPU away after a poll that found nothing. */
+extern bool bench_yield;
+
+/* A poll found nothing: count it, and yield where asked to. */
+static inline void bench_poll_empty(void)
+{
+	bench_empty_polls++;
+	if (bench_yield)
+		sched_yield();
+}
 
 #define BENCH_ERR(...)                                          \
 	do {                                                    \

@@ -711,7 +711,7 @@ static int dat_poll_evd(DAT_EVD_HANDLE evd, struct bench_comp *comp)
 	ret = dat_evd_dequeue(evd, &e);
 	if (ret != DAT_SUCCESS) {
 		if (DAT_GET_TYPE(ret) == DAT_QUEUE_EMPTY) {
-			bench_empty_polls++;
+			bench_poll_empty();
 			return 0;
 		}
 		DAT_ERR("dat_evd_dequeue(DTO)", ret);

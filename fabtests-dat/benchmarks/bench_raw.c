@@ -736,7 +736,7 @@ static int raw_poll_cq(struct fid_cq *cq, struct bench_comp *comp)
 		return 1;
 	}
 	if (ret == -FI_EAGAIN) {
-		bench_empty_polls++;
+		bench_poll_empty();
 		return 0;
 	}
 	if (ret == -FI_EAVAIL) {
