@@ -10,6 +10,7 @@
 #   8-byte ping-pong latency (dat_pingpong -t send)   DAT/raw <= 1.05
 #   bandwidth at >= 64 KiB (dat_bw)                    DAT/raw >= 0.97
 #   8-byte message rate (dat_bw -t send -S 8)          DAT/raw >= 0.90
+#   the same two for -t writeimm and -t atomic (the IB extension)
 #   connection rate (dat_cm_rate)                      DAT/raw >= 0.80
 #
 # and one information row: 1 MiB RDMA Writes against raw writes with the
@@ -526,6 +527,9 @@ END {
 			fastrow(s, lim, "lat", 1, "%.3f usec")
 			if (s == 8 && test == "send")
 				target("8-byte ping-pong latency", d / r, "<=", 1.05)
+			else if (s == 8 && (test == "writeimm" || test == "atomic"))
+				target("8-byte " test " ping-pong latency",
+					d / r, "<=", 1.05)
 		} else {
 			db = median(bw["dat", s])
 			rb = median(bw["raw", s])
@@ -542,6 +546,9 @@ END {
 					db / rb, ">=", 0.97)
 			if (s == 8 && test == "send")
 				target("8-byte message rate", dm / rm, ">=", 0.90)
+			else if (s == 8 && (test == "writeimm" || test == "atomic"))
+				target("8-byte " test " message rate", dm / rm,
+					">=", 0.90)
 		}
 		# The chart's data: size, then median, lowest, highest of DAT
 		# and of raw (usec per transfer, or MB/s).
