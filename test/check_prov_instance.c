@@ -57,6 +57,12 @@ START_TEST(instance_options)
 	ck_assert_uint_eq(inst.link_timeout_ms, 0);
 	ck_assert_int_eq(parse("tcp link_timeout=750ms"), DOF_OK);
 	ck_assert_uint_eq(inst.link_timeout_ms, 750);
+	ck_assert_uint_eq(inst.ep_type, DOFI_INSTANCE_EP_ANY);
+	ck_assert_int_eq(parse("verbs;ofi_rxm mlx5_0 ep=rdm"), DOF_OK);
+	ck_assert_uint_eq(inst.ep_type, DOFI_INSTANCE_EP_RDM);
+	ck_assert_int_eq(parse("efa ep=msg link_timeout=1s"), DOF_OK);
+	ck_assert_uint_eq(inst.ep_type, DOFI_INSTANCE_EP_MSG);
+	ck_assert_uint_eq(inst.link_timeout_ms, 1000);
 }
 END_TEST
 
@@ -70,6 +76,8 @@ START_TEST(instance_refused)
 	        "tcp lo link_timeout=4294967296",
 	        "tcp lo link_timeout=4294968s",
 	        "tcp lo nosuchkey=1",
+	        "tcp lo ep=dgram",
+	        "tcp lo ep=",
 	        "tcp lo =5",
 	        "tcp lo extra",
 	        "tcp lo link_timeout=5s x",

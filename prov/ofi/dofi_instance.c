@@ -56,6 +56,11 @@ static int dofi_instance_option(dofi_instance_t *out, const char *w, size_t n)
 	    strncmp(buf, "link_timeout", (size_t)(eq - buf)) == 0)
 		return dofi_duration_ms(eq + 1, &out->link_timeout_ms) ==
 		       DOF_OK;
+	if (strcmp(buf, "ep=msg") == 0 || strcmp(buf, "ep=rdm") == 0) {
+		out->ep_type = buf[3] == 'm' ? DOFI_INSTANCE_EP_MSG
+		                             : DOFI_INSTANCE_EP_RDM;
+		return 1;
+	}
 	return 0;
 }
 

@@ -14,6 +14,8 @@
  *             outstanding may go unanswered before it ends in BROKEN
  *             (see dapl-ofi(7)); N or Nms is milliseconds, Ns seconds,
  *             0 turns the watch off
+ *   ep=msg|rdm  the libfabric endpoint type, where a provider offers
+ *             both; left out: MSG where the provider has it, else RDM
  *
  * Words are separated by blanks. The text comes from a file anyone may
  * have written: it is bounded and checked, never trusted.
@@ -35,7 +37,11 @@ typedef struct dofi_instance {
 	char fi_prov[64];         /* "" for any */
 	char fi_domain[128];      /* "" for any */
 	uint64_t link_timeout_ms; /* DOFI_INSTANCE_UNSET: not given */
+	uint8_t ep_type;          /* DOFI_INSTANCE_EP_* */
 } dofi_instance_t;
+
+/* dofi_instance_t.ep_type */
+enum { DOFI_INSTANCE_EP_ANY, DOFI_INSTANCE_EP_MSG, DOFI_INSTANCE_EP_RDM };
 
 /*
  * Read text (NULL: none) into *out. DOF_OK when all of it was understood;
