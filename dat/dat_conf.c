@@ -516,6 +516,7 @@ static const struct {
         {"ofi-efa", "efa"},
         {"ofi-shm", "shm"},
         {"ofi-rxm", "tcp;ofi_rxm"},
+        {"ofi-rxd", "udp;ofi_rxd"},
 };
 
 dof_status_t datr_conf_add_builtins(datr_conf_t *conf)

@@ -218,7 +218,7 @@ START_TEST(conf_file_duplicates_and_builtins)
 	ck_assert_int_eq(datr_conf_load_file(&conf, path), DOF_OK);
 	ck_assert_uint_eq(conf.count, 4);
 	ck_assert_int_eq(datr_conf_add_builtins(&conf), DOF_OK);
-	ck_assert_uint_eq(conf.count, 11);
+	ck_assert_uint_eq(conf.count, 12);
 
 	e = datr_conf_find(&conf, "one");
 	ck_assert_ptr_nonnull(e);
@@ -244,6 +244,8 @@ START_TEST(conf_file_duplicates_and_builtins)
 	ck_assert_ptr_nonnull(datr_conf_find(&conf, "ofi-shm"));
 	ck_assert_str_eq(datr_conf_find(&conf, "ofi-rxm")->ia_params,
 	                 "tcp;ofi_rxm");
+	ck_assert_str_eq(datr_conf_find(&conf, "ofi-rxd")->ia_params,
+	                 "udp;ofi_rxd");
 	ck_assert_ptr_null(datr_conf_find(&conf, "bad"));
 	ck_assert_ptr_null(datr_conf_find(&conf, "nosuch"));
 
@@ -490,13 +492,13 @@ START_TEST(conf_registry_device)
 {
 	/*
 	 * The registry's first read, as dat_ia_open makes it, with a device
-	 * named: it returns, and only the 7 built-in names are known.
+	 * named: it returns, and only the 8 built-in names are known.
 	 */
 	DAT_COUNT n = -1;
 
 	setenv("DAT_OVERRIDE", "/dev/urandom", 1);
 	ck_assert_int_ne(dat_registry_list_providers(0, &n, NULL), DAT_SUCCESS);
-	ck_assert_int_eq(n, 7);
+	ck_assert_int_eq(n, 8);
 	unsetenv("DAT_OVERRIDE");
 }
 END_TEST

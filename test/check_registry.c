@@ -432,11 +432,11 @@ START_TEST(reg_list_providers)
 	/* Count only: the count, and (per spec, as OFED) an error. */
 	ck_assert_uint_eq(dat_registry_list_providers(0, &n, NULL),
 	                  DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1));
-	/* 7 valid file entries + 7 built-ins. */
-	ck_assert_int_eq(n, 14);
+	/* 7 valid file entries + 8 built-ins. */
+	ck_assert_int_eq(n, 15);
 	ck_assert_uint_eq(dat_registry_list_providers(32, &n, ptrs),
 	                  DAT_SUCCESS);
-	ck_assert_int_eq(n, 14);
+	ck_assert_int_eq(n, 15);
 	for (i = 0; i < n; i++) {
 		seen_fake += strcmp(infos[i].ia_name, "fake") == 0;
 		seen_tcp += strcmp(infos[i].ia_name, "ofi-tcp") == 0;
@@ -626,9 +626,10 @@ START_TEST(reg_no_conf_builtins_only)
 	setenv("DAT_OVERRIDE", "/nonexistent/dat.conf", 1);
 	ck_assert_uint_eq(dat_registry_list_providers(16, &n, ptrs),
 	                  DAT_SUCCESS);
-	ck_assert_int_eq(n, 7);
+	ck_assert_int_eq(n, 8);
 	ck_assert_str_eq(infos[0].ia_name, "ofi");
 	ck_assert_str_eq(infos[6].ia_name, "ofi-rxm");
+	ck_assert_str_eq(infos[7].ia_name, "ofi-rxd");
 }
 END_TEST
 

@@ -24,7 +24,7 @@ check "list exits 0" test $? -eq 0
 check "names the file read" grep -q "^# dat.conf: $tmp/dat.conf" "$tmp/out"
 check "file entry with file:line and flags" \
 	grep -Eq "^mine +$tmp/dat.conf:2 +libdat-missing-provider.so.2 +u2.0 +nonthreadsafe +nondefault +\"tcp lo\"" "$tmp/out"
-check "every built-in listed" sh -c "for n in ofi ofi-tcp ofi-sockets ofi-verbs ofi-efa ofi-shm ofi-rxm; do grep -Eq \"^\$n +built-in\" '$tmp/out' || exit 1; done"
+check "every built-in listed" sh -c "for n in ofi ofi-tcp ofi-sockets ofi-verbs ofi-efa ofi-shm ofi-rxm ofi-rxd; do grep -Eq \"^\$n +built-in\" '$tmp/out' || exit 1; done"
 check "built-in ofi-tcp shown shadowed by the file's" \
 	grep -Eq '^ofi-tcp +built-in .*\(shadowed\)' "$tmp/out"
 check "malformed line warned with file, line, field" \
