@@ -21,7 +21,7 @@ dofi_mem:5
 dofi_srq:6
 dofi_ep:7
 dofi_cm:8
-dofi_cm_msg:9
+dofi_cm_msg:9 dofi_cm_rdm:9
 dofi_ia:10
 dofi_ext:11
 dofi_prov:12

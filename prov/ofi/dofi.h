@@ -666,6 +666,14 @@ typedef struct dofi_traits {
 	/* Each connection is a kernel TCP socket, whose state tells a peer
 	 * that stopped answering: the link watch runs (dofi_cm_msg.c). */
 	uint8_t kernel_tcp;
+	/* Memory is registered in FI_MR_BASIC mode (virtual addresses,
+	 * provider keys): the core under a utility provider drops
+	 * FI_MR_VIRT_ADDR otherwise (tcp;ofi_rxm, dofi_ia_open). */
+	uint8_t mr_basic;
+	/* CQs get no wait object: the progress thread polls them on a timer
+	 * (tcp;ofi_rxm on 1.17 crashes in fi_trywait beside a consumer's
+	 * thread). */
+	uint8_t cq_nowait;
 } dofi_traits_t;
 
 /* The row for a libfabric provider name (never NULL). */
@@ -776,7 +784,7 @@ typedef struct dofi_ia {
  *   dofi_prov.c                       the DAT_PROVIDER table
  *   dofi_ext.c                        the IB extension's calls
  *   dofi_ia.c                         the IA; picks the backend
- *   dofi_cm_msg.c                     a connection backend
+ *   dofi_cm_msg.c, dofi_cm_rdm.c      the connection backends
  *   dofi_cm.c                         the DAT connection model
  *   dofi_ep.c                         EPs
  *   dofi_srq.c                        shared receive queues

@@ -93,6 +93,7 @@ struct dofi_cm_ops {
 };
 
 extern const dofi_cm_ops_t dofi_cm_msg_ops;
+extern const dofi_cm_ops_t dofi_cm_rdm_ops;
 
 /* A conn_qual's key: its low 16 bits, a port on IP fabrics (as OFED's
  * rdma_cm provider), so the qualifiers dapltest picks (above 65535) work. */

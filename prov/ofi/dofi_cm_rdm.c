@@ -1,0 +1,1520 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 dapl-ofi developers */
+/*
+ * The RDM connection backend (dofi_cm.h): DAT connections on reliable
+ * datagram endpoints (FI_EP_RDM: efa, shm, tcp;ofi_rxm, udp;ofi_rxd),
+ * which have no connection manager of their own.
+ *
+ * Control: TCP channels between IAs carry the protocol of
+ * dapl-ofi-rdm-wire(7) (codec: dofi_rdm_wire.c). A PSP or RSP listens on
+ * TCP port dofi_cm_port(qual) of the IA's IP, as on tcp. A connect to
+ * (ip, qual) goes over the channel to that address, opened by the first
+ * connection that needs it and shared by every later one: control
+ * sockets grow with peers and qualifiers, not with connections. Every
+ * socket is non-blocking and watched by one epoll fd, the backend's wait
+ * fd, so the progress thread (or the consumer's waits) drive it. A
+ * channel's end (the peer process exited: FIN or RST; a dead host:
+ * keepalive and TCP_USER_TIMEOUT at the link bound) ends every connection
+ * it carries: BROKEN, with what is posted flushed.
+ *
+ * Data: one RDM fi_endpoint per connected EP, bound to its domain's AV
+ * (FI_AV_TABLE, one per domain: the IA's, or a PZ's own) and the EVDs'
+ * CQs. The peer's endpoint address comes in the REQ or REP and is
+ * inserted in the AV; ep->peer is where DTOs go. Closing the endpoint
+ * ends the connection; flushes are the generic model's.
+ *
+ * Everything read from a channel is untrusted: framed and checked by the
+ * codec, admitted against the channel's HELLO, matched against the
+ * connection it names; a channel that sends garbage is closed.
+ */
+#include "config.h"
+
+#define DOFI_LOG_COMP "cm"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dofi_cm.h"
+#include "dofi_rdm_wire.h"
+
+/* The link bound by default (dapl-ofi(7), Lost links), and its least. */
+#define DOFI_RDM_LINK_MS     20000ull
+#define DOFI_RDM_LINK_MIN_MS 1000ull
+#define DOFI_RDM_EVENTS      64
+
+/* What an epoll entry is (the first member of each). */
+enum { RDM_POLL_LISTEN = 1, RDM_POLL_CHAN };
+
+/* A channel's state. */
+enum {
+	RDM_CHAN_CONNECTING, /* our connect() is under way */
+	RDM_CHAN_HELLO,      /* our HELLO sent, the peer's awaited */
+	RDM_CHAN_UP,         /* HELLOs exchanged */
+	RDM_CHAN_DEAD,       /* closed; freed with its last user */
+};
+
+/* A connection's state in the protocol (dofi_rdm_ep_t.st). */
+enum {
+	RDM_EP_IDLE,     /* no connection */
+	RDM_EP_REQ_WAIT, /* active: REQ waits for the channel's HELLO */
+	RDM_EP_REQ_SENT, /* active: REQ sent, answer awaited */
+	RDM_EP_WARM,     /* active: REP in, the first message to go */
+	RDM_EP_REP_SENT, /* passive: REP sent, RTU awaited */
+	RDM_EP_UP,       /* established */
+	RDM_EP_DOWN,     /* ended (DREQ sent or received) */
+};
+
+typedef struct dofi_rdm_chan {
+	int kind; /* RDM_POLL_CHAN: first */
+	dofi_list_t link;
+	dofi_ia_t *ia;
+	int fd;
+	int state;
+	int active;                /* we dialled it: peer is the dialled */
+	int failed;                /* ended; its users not yet told */
+	int err;                   /* why (errno; 0: closed by the peer) */
+	struct sockaddr_in peer;   /* address:port */
+	uint64_t peer_inc;         /* from its HELLO */
+	dofi_list_t conns;         /* dofi_rdm_ep_t.chan_link */
+	int nref;                  /* connections and requests on it */
+	uint32_t ev;               /* epoll events asked */
+	size_t in_len;
+	unsigned char in[DOFI_RDM_WIRE_MSG_MAX];
+	unsigned char *out;
+	size_t out_len, out_cap;
+} dofi_rdm_chan_t;
+
+typedef struct dofi_rdm_sp {
+	int kind; /* RDM_POLL_LISTEN: first */
+	int fd;
+	dofi_sp_t *sp;
+	struct dofi_rdm_sp *next; /* dofi_rdm_ia_t.dead_sps */
+} dofi_rdm_sp_t;
+
+/* An AV per domain the IA's connections use. */
+typedef struct dofi_rdm_av {
+	dofi_dom_t *dom;
+	struct fid_av *av;
+	struct dofi_rdm_av *next;
+} dofi_rdm_av_t;
+
+typedef struct dofi_rdm_ia {
+	int epfd;
+	uint64_t inc;       /* our incarnation */
+	uint64_t next_conn; /* connection ids: a counter */
+	uint64_t link_ns;   /* the link bound; 0: keepalive off */
+	dofi_list_t chans;
+	dofi_map_t conns; /* our connection id -> dofi_ep_t */
+	dofi_rdm_av_t *avs;
+	struct fi_info *conn_info; /* what endpoints open with */
+	int failed;                /* a channel failed: see progress */
+	/* Listeners closed while an epoll batch may name them: freed once
+	 * it is over. */
+	struct dofi_rdm_sp *dead_sps;
+} dofi_rdm_ia_t;
+
+typedef struct dofi_rdm_ep {
+	dofi_ep_t *ep;
+	int st;
+	dofi_rdm_chan_t *chan;
+	dofi_list_t chan_link;
+	uint64_t self_conn, peer_conn, peer_inc;
+	dofi_rdm_av_t *av;
+	fi_addr_t fi_peer; /* inserted in av; FI_ADDR_NOTAVAIL: none */
+	uint16_t name_len;
+	unsigned char name[DOFI_RDM_WIRE_ADDR_MAX];
+	/* The passive side's receive for the active side's first message
+	 * (dofi_rdm_warm). */
+	dofi_op_t warm_op;
+	/* A REQ waiting for its channel's HELLO. */
+	uint64_t qual;
+	uint16_t plen;
+	unsigned char pdata[DOFI_RDM_WIRE_PDATA_MAX];
+} dofi_rdm_ep_t;
+
+typedef struct dofi_rdm_cr {
+	dofi_rdm_chan_t *chan;
+	uint64_t peer_inc, peer_conn;
+	int answered;
+	uint16_t addr_len;
+	unsigned char addr[DOFI_RDM_WIRE_ADDR_MAX];
+} dofi_rdm_cr_t;
+
+static inline dofi_rdm_ia_t *dofi_rdm_ia(dofi_ia_t *ia)
+{
+	return ia->cm;
+}
+
+static inline dofi_rdm_ep_t *dofi_rdm_ep(dofi_ep_t *ep)
+{
+	return ep->cm;
+}
+
+static inline const void *dofi_rdm_key(uint64_t id)
+{
+	return (const void *)(uintptr_t)id;
+}
+
+/* ---- channels ------------------------------------------------------------ */
+
+static void dofi_rdm_chan_arm(dofi_rdm_chan_t *ch, uint32_t ev)
+{
+	struct epoll_event e = {.events = ev, .data.ptr = ch};
+
+	if (ch->fd < 0 || ch->ev == ev)
+		return;
+	if (epoll_ctl(dofi_rdm_ia(ch->ia)->epfd, EPOLL_CTL_MOD, ch->fd, &e) ==
+	    0)
+		ch->ev = ev;
+}
+
+/* The channel ended (err: errno, 0 for the peer's close); its users are
+ * told at the next progress (dofi_rdm_reap). ia->lock held. */
+static void dofi_rdm_chan_fail(dofi_rdm_chan_t *ch, int err)
+{
+	if (ch->state == RDM_CHAN_DEAD)
+		return;
+	if (err != 0 || ch->state != RDM_CHAN_UP || !dofi_list_empty(&ch->conns))
+		dof_info(DOFI_LOG, "control channel to %s:%u ended: %s",
+		         inet_ntoa(ch->peer.sin_addr), ntohs(ch->peer.sin_port),
+		         err ? strerror(err) : "closed by the peer");
+	(void)epoll_ctl(dofi_rdm_ia(ch->ia)->epfd, EPOLL_CTL_DEL, ch->fd, NULL);
+	close(ch->fd);
+	ch->fd = -1;
+	ch->state = RDM_CHAN_DEAD;
+	ch->err = err;
+	ch->failed = 1;
+	ch->out_len = 0;
+	dofi_rdm_ia(ch->ia)->failed = 1;
+	dofi_progress_wake(ch->ia);
+}
+
+static void dofi_rdm_chan_put(dofi_rdm_chan_t *ch)
+{
+	if (--ch->nref > 0 || ch->state != RDM_CHAN_DEAD || ch->failed)
+		return;
+	dofi_list_del(&ch->link);
+	free(ch->out);
+	free(ch);
+}
+
+/* Write what is queued; what the socket does not take waits for EPOLLOUT. */
+static void dofi_rdm_chan_flush(dofi_rdm_chan_t *ch)
+{
+	while (ch->out_len > 0 && ch->state != RDM_CHAN_DEAD &&
+	       ch->state != RDM_CHAN_CONNECTING) {
+		ssize_t n = send(ch->fd, ch->out, ch->out_len,
+		                 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n <= 0) {
+			dofi_rdm_chan_fail(ch, errno);
+			return;
+		}
+		memmove(ch->out, ch->out + n, ch->out_len - (size_t)n);
+		ch->out_len -= (size_t)n;
+	}
+	if (ch->state != RDM_CHAN_DEAD)
+		dofi_rdm_chan_arm(ch, ch->out_len > 0 ||
+		                                      ch->state ==
+		                                              RDM_CHAN_CONNECTING
+		                              ? EPOLLIN | EPOLLOUT
+		                              : EPOLLIN);
+}
+
+/* Queue m on ch and write. ia->lock held. */
+static void dofi_rdm_send(dofi_rdm_chan_t *ch, const dofi_rdm_wire_msg_t *m)
+{
+	unsigned char buf[DOFI_RDM_WIRE_MSG_MAX];
+	size_t len;
+
+	if (ch == NULL || ch->state == RDM_CHAN_DEAD)
+		return;
+	if (dofi_rdm_wire_encode(buf, sizeof(buf), m, &len, NULL) != DOF_OK)
+		return;
+	if (ch->out_len + len > ch->out_cap) {
+		size_t cap = ch->out_cap ? ch->out_cap * 2 : 4096;
+		unsigned char *o;
+
+		while (cap < ch->out_len + len)
+			cap *= 2;
+		o = realloc(ch->out, cap);
+		if (o == NULL) {
+			dofi_rdm_chan_fail(ch, ENOMEM);
+			return;
+		}
+		ch->out = o;
+		ch->out_cap = cap;
+	}
+	memcpy(ch->out + ch->out_len, buf, len);
+	ch->out_len += len;
+	dof_debug(DOFI_LOG, "channel %s:%u: %s sent",
+	          inet_ntoa(ch->peer.sin_addr), ntohs(ch->peer.sin_port),
+	          dofi_rdm_wire_type_str(m->type));
+	dofi_rdm_chan_flush(ch);
+}
+
+/* A message about a connection: the names filled in. */
+static void dofi_rdm_names(dofi_rdm_wire_msg_t *m, uint8_t type,
+                           const dofi_rdm_ia_t *ri, uint64_t peer_inc,
+                           uint64_t self_conn, uint64_t peer_conn)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = type;
+	m->src_inc = ri->inc;
+	m->dst_inc = peer_inc;
+	m->src_conn = self_conn;
+	m->dst_conn = peer_conn;
+}
+
+static void dofi_rdm_send_hello(dofi_rdm_chan_t *ch)
+{
+	dofi_rdm_wire_msg_t m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = DOFI_RDM_WIRE_HELLO;
+	m.src_inc = dofi_rdm_ia(ch->ia)->inc;
+	m.ver_lo = DOFI_RDM_WIRE_VERSION;
+	m.ver_hi = DOFI_RDM_WIRE_VERSION;
+	ch->state = RDM_CHAN_HELLO;
+	dofi_rdm_send(ch, &m);
+}
+
+static void dofi_rdm_send_rej_cm(dofi_rdm_chan_t *ch, uint64_t self_conn,
+                                 uint64_t peer_conn, uint16_t reason)
+{
+	dofi_rdm_wire_msg_t m;
+
+	if (ch == NULL || ch->state != RDM_CHAN_UP)
+		return;
+	dofi_rdm_names(&m, DOFI_RDM_WIRE_REJ_CM, dofi_rdm_ia(ch->ia),
+	               ch->peer_inc, self_conn, peer_conn);
+	m.reason = reason;
+	dofi_rdm_send(ch, &m);
+}
+
+/* Keepalive and TCP_USER_TIMEOUT at the link bound (dapl-ofi(7)). */
+static void dofi_rdm_sock_opts(dofi_ia_t *ia, int fd)
+{
+	uint64_t ns = dofi_rdm_ia(ia)->link_ns;
+	int on = 1;
+
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+	if (ns != 0) {
+		int ms = (int)(ns / 1000000ull);
+		int idle = ms / 2000 > 0 ? ms / 2000 : 1;
+		int intvl = ms / 10000 > 0 ? ms / 10000 : 1;
+		int cnt = 10;
+		unsigned int uto = (unsigned int)ms;
+
+		(void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle,
+		                 sizeof(idle));
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl,
+		                 sizeof(intvl));
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt,
+		                 sizeof(cnt));
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &uto,
+		                 sizeof(uto));
+	}
+}
+
+static dofi_rdm_chan_t *dofi_rdm_chan_new(dofi_ia_t *ia, int fd,
+                                          const struct sockaddr_in *peer,
+                                          int active, int state)
+{
+	dofi_rdm_chan_t *ch = calloc(1, sizeof(*ch));
+	struct epoll_event e = {.events = EPOLLIN, .data.ptr = NULL};
+
+	if (ch == NULL)
+		return NULL;
+	ch->kind = RDM_POLL_CHAN;
+	ch->ia = ia;
+	ch->fd = fd;
+	ch->peer = *peer;
+	ch->active = active;
+	ch->state = state;
+	dofi_list_init(&ch->conns);
+	e.events = state == RDM_CHAN_CONNECTING ? EPOLLIN | EPOLLOUT : EPOLLIN;
+	e.data.ptr = ch;
+	ch->ev = e.events;
+	if (epoll_ctl(dofi_rdm_ia(ia)->epfd, EPOLL_CTL_ADD, fd, &e) != 0) {
+		free(ch);
+		return NULL;
+	}
+	dofi_list_add_tail(&dofi_rdm_ia(ia)->chans, &ch->link);
+	return ch;
+}
+
+/*
+ * The channel to dst (address:port), dialled now if there is none; NULL
+ * with *err when it cannot be (an error connect() gave at once).
+ */
+static dofi_rdm_chan_t *dofi_rdm_chan_to(dofi_ia_t *ia,
+                                         const struct sockaddr_in *dst,
+                                         int *err)
+{
+	dofi_rdm_ia_t *ri = dofi_rdm_ia(ia);
+	dofi_rdm_chan_t *ch;
+	dofi_list_t *e;
+	int fd, rc, state = RDM_CHAN_CONNECTING;
+
+	for (e = ri->chans.next; e != &ri->chans; e = e->next) {
+		ch = dofi_container_of(e, dofi_rdm_chan_t, link);
+		if (ch->active && ch->state != RDM_CHAN_DEAD &&
+		    ch->peer.sin_addr.s_addr == dst->sin_addr.s_addr &&
+		    ch->peer.sin_port == dst->sin_port)
+			return ch;
+	}
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		*err = errno;
+		return NULL;
+	}
+	dofi_rdm_sock_opts(ia, fd);
+	do
+		rc = connect(fd, (const struct sockaddr *)dst, sizeof(*dst));
+	while (rc != 0 && errno == EINTR);
+	if (rc != 0 && errno != EINPROGRESS) {
+		*err = errno;
+		close(fd);
+		return NULL;
+	}
+	if (rc == 0)
+		state = RDM_CHAN_HELLO;
+	ch = dofi_rdm_chan_new(ia, fd, dst, 1, state);
+	if (ch == NULL) {
+		close(fd);
+		*err = ENOMEM;
+		return NULL;
+	}
+	if (state == RDM_CHAN_HELLO)
+		dofi_rdm_send_hello(ch);
+	return ch;
+}
+
+/* ---- addresses ----------------------------------------------------------- */
+
+static dofi_rdm_av_t *dofi_rdm_av_get(dofi_ia_t *ia, dofi_dom_t *dom)
+{
+	dofi_rdm_ia_t *ri = dofi_rdm_ia(ia);
+	struct fi_av_attr attr = {.type = FI_AV_TABLE};
+	dofi_rdm_av_t *a;
+	int rc;
+
+	for (a = ri->avs; a != NULL; a = a->next)
+		if (a->dom == dom)
+			return a;
+	a = calloc(1, sizeof(*a));
+	if (a == NULL)
+		return NULL;
+	rc = fi_av_open(dom->domain, &attr, &a->av, NULL);
+	if (rc != 0) {
+		dof_warn(DOFI_LOG, "fi_av_open: %s", fi_strerror(-rc));
+		free(a);
+		return NULL;
+	}
+	a->dom = dom;
+	a->next = ri->avs;
+	ri->avs = a;
+	return a;
+}
+
+/* Insert the peer's endpoint address; ep->peer is where DTOs go. */
+static dof_status_t dofi_rdm_peer_insert(dofi_ep_t *ep,
+                                         const unsigned char *addr,
+                                         size_t len)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+	fi_addr_t fa = FI_ADDR_NOTAVAIL;
+	int rc;
+
+	(void)len; /* the provider knows its addresses' length */
+	if (re->av == NULL)
+		return DOF_ERR_INVALID_STATE;
+	rc = fi_av_insert(re->av->av, addr, 1, &fa, 0, NULL);
+	if (rc != 1 || fa == FI_ADDR_NOTAVAIL) {
+		dof_warn(DOFI_LOG, "EP %p: the peer's address is refused (%d)",
+		         (void *)ep, rc);
+		return DOF_ERR_BAD_ADDRESS;
+	}
+	re->fi_peer = fa;
+	ep->peer = fa;
+	return DOF_OK;
+}
+
+/* Open the connection's endpoint, bound to its domain's AV; its address
+ * in re->name. ia->lock held. */
+static dof_status_t dofi_rdm_open(dofi_ep_t *ep, int passive)
+{
+	dofi_ia_t *ia = ep->obj.ia;
+	dofi_rdm_ia_t *ri = dofi_rdm_ia(ia);
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+	struct fid_ep *fep;
+	struct fi_info *info;
+	size_t len = sizeof(re->name);
+	dof_status_t st;
+	int extra;
+
+	if (ep->pz == NULL)
+		return DOF_ERR_INVALID_STATE;
+	if (ri->conn_info == NULL) {
+		ri->conn_info = fi_dupinfo(ia->info);
+		if (ri->conn_info == NULL)
+			return DOF_ERR_NO_MEMORY;
+	}
+	info = ri->conn_info;
+	info->tx_attr->size = ia->info->tx_attr->size;
+	info->rx_attr->size = ia->info->rx_attr->size;
+	re->av = dofi_rdm_av_get(ia, ep->pz->dom);
+	if (re->av == NULL)
+		return DOF_ERR_NO_RESOURCE;
+	st = dofi_ep_open_fep(ep, info, &re->av->av->fid, NULL, &fep, &extra);
+	if (st != DOF_OK)
+		return st;
+	if (fi_getname(&fep->fid, re->name, &len) != 0 || len == 0 ||
+	    len > sizeof(re->name)) {
+		dof_warn(DOFI_LOG, "EP %p: fi_getname of the endpoint failed",
+		         (void *)ep);
+		(void)fi_close(&fep->fid);
+		return DOF_ERR_IO;
+	}
+	re->name_len = (uint16_t)len;
+	/* The receive for the active side's first message, ahead of any
+	 * of the consumer's (dofi_rdm_warm). */
+	if (passive && dofi_dto_post_internal_recv(ep, fep, &re->warm_op) !=
+	                       DOF_OK) {
+		(void)fi_close(&fep->fid);
+		return DOF_ERR_IO;
+	}
+	re->self_conn = ++ri->next_conn;
+	if (dofi_map_put(&ri->conns, dofi_rdm_key(re->self_conn), ep) !=
+	    DOF_OK) {
+		(void)fi_close(&fep->fid);
+		return DOF_ERR_NO_MEMORY;
+	}
+	return dofi_ep_publish_fep(ep, fep);
+}
+
+static void dofi_rdm_attach(dofi_ep_t *ep, dofi_rdm_chan_t *ch)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+
+	re->chan = ch;
+	ch->nref++;
+	dofi_list_add_tail(&ch->conns, &re->chan_link);
+}
+
+static void dofi_rdm_detach(dofi_ep_t *ep)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+	dofi_rdm_chan_t *ch = re->chan;
+
+	if (ch == NULL)
+		return;
+	dofi_list_del(&re->chan_link);
+	re->chan = NULL;
+	dofi_rdm_chan_put(ch);
+}
+
+/* ---- active side --------------------------------------------------------- */
+
+static void dofi_rdm_send_req(dofi_ep_t *ep)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+	dofi_rdm_wire_msg_t m;
+
+	dofi_rdm_names(&m, DOFI_RDM_WIRE_REQ, dofi_rdm_ia(ep->obj.ia),
+	               re->chan->peer_inc, re->self_conn, 0);
+	m.conn_qual = re->qual;
+	m.rdma_in = (uint8_t)ep->attr.max_rdma_read_in;
+	m.rdma_out = (uint8_t)ep->attr.max_rdma_read_out;
+	m.addr_len = re->name_len;
+	m.addr = re->name;
+	m.pdata_len = re->plen;
+	m.pdata = re->pdata;
+	re->peer_inc = re->chan->peer_inc;
+	re->st = RDM_EP_REQ_SENT;
+	dofi_rdm_send(re->chan, &m);
+}
+
+static DAT_EVENT_NUMBER dofi_rdm_refusal(int err)
+{
+	return err == EHOSTUNREACH || err == ENETUNREACH || err == ETIMEDOUT
+	               ? DAT_CONNECTION_EVENT_UNREACHABLE
+	               : DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
+}
+
+static dof_status_t dofi_rdm_connect(dofi_ep_t *ep,
+                                     const struct sockaddr_in *dst,
+                                     DAT_CONN_QUAL qual, const void *pdata,
+                                     DAT_COUNT plen)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+	struct sockaddr_in to = *dst;
+	dofi_rdm_chan_t *ch;
+	dof_status_t st;
+	int err = 0;
+
+	if (plen > DOFI_RDM_WIRE_PDATA_MAX)
+		return DOF_ERR_INVALID_PARAM;
+	st = dofi_rdm_open(ep, 0);
+	if (st != DOF_OK)
+		return st;
+	re->qual = qual;
+	re->plen = (uint16_t)(plen > 0 ? plen : 0);
+	if (re->plen > 0)
+		memcpy(re->pdata, pdata, re->plen);
+	re->st = RDM_EP_REQ_WAIT;
+	atomic_store(&ep->state, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
+	to.sin_family = AF_INET;
+	to.sin_port = htons(dofi_cm_port(qual));
+	ch = dofi_rdm_chan_to(ep->obj.ia, &to, &err);
+	if (ch == NULL) {
+		dof_info(DOFI_LOG, "EP %p: control channel to %s:%u: %s",
+		         (void *)ep, inet_ntoa(to.sin_addr),
+		         ntohs(to.sin_port), strerror(err));
+		re->st = RDM_EP_DOWN;
+		dofi_cm_up_down(ep, dofi_rdm_refusal(err), NULL, 0);
+		return DOF_OK;
+	}
+	dofi_rdm_attach(ep, ch);
+	if (ch->state == RDM_CHAN_UP)
+		dofi_rdm_send_req(ep);
+	return DOF_OK;
+}
+
+/* Our end (DISCONNECTED is set): tell the peer. ia->lock held. */
+static void dofi_rdm_disconnect(dofi_ep_t *ep)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+	dofi_rdm_ia_t *ri = dofi_rdm_ia(ep->obj.ia);
+	dofi_rdm_wire_msg_t m;
+
+	if (re == NULL)
+		return;
+	switch (re->st) {
+	case RDM_EP_REQ_SENT:
+		/* We give up before an answer: the passive side may hold a
+		 * request, or be waiting for our RTU. */
+		dofi_rdm_send_rej_cm(re->chan, re->self_conn, re->peer_conn,
+		                     DOFI_RDM_WIRE_R_TIMED_OUT);
+		break;
+	case RDM_EP_WARM:
+	case RDM_EP_REP_SENT:
+	case RDM_EP_UP:
+		if (re->chan == NULL || re->chan->state != RDM_CHAN_UP)
+			break;
+		dofi_rdm_names(&m, DOFI_RDM_WIRE_DREQ, ri, re->peer_inc,
+		               re->self_conn, re->peer_conn);
+		m.flags = DOFI_RDM_WIRE_F_ABRUPT;
+		dofi_rdm_send(re->chan, &m);
+		break;
+	default:
+		break;
+	}
+	re->st = RDM_EP_DOWN;
+	dofi_rdm_detach(ep);
+}
+
+/* ---- service points ------------------------------------------------------ */
+
+static dof_status_t dofi_rdm_listen(dofi_sp_t *sp, DAT_CONN_QUAL *qual)
+{
+	dofi_ia_t *ia = sp->obj.ia;
+	struct sockaddr_in addr = ia->addr;
+	socklen_t alen = sizeof(addr);
+	struct epoll_event e;
+	dofi_rdm_sp_t *rs;
+	int fd, on = 1, err;
+
+	rs = calloc(1, sizeof(*rs));
+	if (rs == NULL)
+		return DOF_ERR_NO_MEMORY;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		free(rs);
+		return DOF_ERR_NO_RESOURCE;
+	}
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	addr.sin_family = AF_INET;
+	addr.sin_port = htons(dofi_cm_port(*qual));
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
+	    listen(fd, 1024) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&addr, &alen) != 0) {
+		err = errno;
+		close(fd);
+		free(rs);
+		dof_info(DOFI_LOG, "listening on conn_qual %llu: %s",
+		         (unsigned long long)*qual, strerror(err));
+		return err == EADDRINUSE ? DOF_ERR_IN_USE : DOF_ERR_IO;
+	}
+	rs->kind = RDM_POLL_LISTEN;
+	rs->fd = fd;
+	rs->sp = sp;
+	e.events = EPOLLIN;
+	e.data.ptr = rs;
+	if (epoll_ctl(dofi_rdm_ia(ia)->epfd, EPOLL_CTL_ADD, fd, &e) != 0) {
+		close(fd);
+		free(rs);
+		return DOF_ERR_NO_RESOURCE;
+	}
+	if (*qual == 0)
+		*qual = ntohs(addr.sin_port);
+	sp->cm = rs;
+	return DOF_OK;
+}
+
+static void dofi_rdm_unlisten(dofi_sp_t *sp)
+{
+	dofi_rdm_sp_t *rs = sp->cm;
+
+	if (rs == NULL)
+		return;
+	(void)epoll_ctl(dofi_rdm_ia(sp->obj.ia)->epfd, EPOLL_CTL_DEL, rs->fd,
+	                NULL);
+	close(rs->fd);
+	/* An event for it may be in the batch being handled: never reused
+	 * before the batch ends (dofi_rdm_progress). */
+	rs->sp = NULL;
+	rs->fd = -1;
+	rs->next = dofi_rdm_ia(sp->obj.ia)->dead_sps;
+	dofi_rdm_ia(sp->obj.ia)->dead_sps = rs;
+	sp->cm = NULL;
+}
+
+/* A connection to a listener: a new channel, our HELLO first. */
+static void dofi_rdm_accept_chans(dofi_ia_t *ia, int lfd)
+{
+	for (;;) {
+		struct sockaddr_in peer;
+		socklen_t len = sizeof(peer);
+		dofi_rdm_chan_t *ch;
+		int fd = accept4(lfd, (struct sockaddr *)&peer, &len,
+		                 SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return;
+		dofi_rdm_sock_opts(ia, fd);
+		ch = dofi_rdm_chan_new(ia, fd, &peer, 0, RDM_CHAN_HELLO);
+		if (ch == NULL) {
+			close(fd);
+			continue;
+		}
+		dofi_rdm_send_hello(ch);
+	}
+}
+
+/* ---- passive side -------------------------------------------------------- */
+
+static void dofi_rdm_cr_release(dofi_cr_t *cr)
+{
+	dofi_rdm_cr_t *rc = cr->cm;
+
+	if (rc == NULL)
+		return;
+	if (!rc->answered)
+		dofi_rdm_send_rej_cm(rc->chan, 0, rc->peer_conn,
+		                     DOFI_RDM_WIRE_R_NO_RESOURCE);
+	dofi_rdm_chan_put(rc->chan);
+	free(rc);
+	cr->cm = NULL;
+}
+
+static int dofi_rdm_sp_on_port(const dofi_sp_t *sp, const void *qual)
+{
+	return dofi_cm_port(sp->qual) ==
+	       dofi_cm_port(*(const DAT_CONN_QUAL *)qual);
+}
+
+static void dofi_rdm_on_req(dofi_rdm_chan_t *ch, const dofi_rdm_wire_msg_t *m)
+{
+	dofi_ia_t *ia = ch->ia;
+	DAT_CONN_QUAL qual = m->conn_qual;
+	dofi_cm_req_t req;
+	dofi_rdm_cr_t *rc;
+	dofi_cr_t *cr;
+	dofi_sp_t *sp;
+
+	sp = dofi_cm_sp_search(ia, dofi_rdm_sp_on_port, &qual);
+	if (sp == NULL) {
+		dof_debug(DOFI_LOG, "conn_qual %llu: nobody listens",
+		          (unsigned long long)qual);
+		dofi_rdm_send_rej_cm(ch, 0, m->src_conn,
+		                     DOFI_RDM_WIRE_R_NO_LISTENER);
+		return;
+	}
+	rc = calloc(1, sizeof(*rc));
+	if (rc == NULL) {
+		dofi_rdm_send_rej_cm(ch, 0, m->src_conn,
+		                     DOFI_RDM_WIRE_R_NO_RESOURCE);
+		return;
+	}
+	rc->chan = ch;
+	ch->nref++;
+	rc->peer_inc = m->src_inc;
+	rc->peer_conn = m->src_conn;
+	rc->addr_len = m->addr_len;
+	memcpy(rc->addr, m->addr, m->addr_len);
+	memset(&req, 0, sizeof(req));
+	req.remote_addr = ch->peer;
+	req.remote_port = ntohs(ch->peer.sin_port);
+	req.remote_addr.sin_port = 0;
+	req.pdata = m->pdata;
+	req.plen = m->pdata_len;
+	req.rdma_in = m->rdma_in;
+	req.rdma_out = m->rdma_out;
+	cr = dofi_cm_up_request(sp, &req, rc);
+	if (cr == NULL) {
+		dofi_rdm_send_rej_cm(ch, 0, m->src_conn,
+		                     DOFI_RDM_WIRE_R_NO_RESOURCE);
+		dofi_rdm_chan_put(ch);
+		free(rc);
+		return;
+	}
+	if (sp->obj.type == DOFI_OBJ_RSP)
+		dofi_cm_up_rsp_spent(sp, cr);
+}
+
+static dof_status_t dofi_rdm_accept(dofi_cr_t *cr, dofi_ep_t *ep,
+                                    const void *pdata, DAT_COUNT plen)
+{
+	dofi_rdm_cr_t *rc = cr->cm;
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+	dofi_rdm_wire_msg_t m;
+	dof_status_t st;
+
+	if (rc == NULL || rc->answered)
+		return DOF_ERR_INVALID_STATE;
+	if (plen > DOFI_RDM_WIRE_PDATA_MAX)
+		return DOF_ERR_INVALID_PARAM;
+	st = dofi_rdm_open(ep, 1);
+	if (st != DOF_OK)
+		return DOF_ERR_NO_RESOURCE;
+	if (dofi_rdm_peer_insert(ep, rc->addr, rc->addr_len) != DOF_OK) {
+		dofi_rdm_send_rej_cm(rc->chan, 0, rc->peer_conn,
+		                     DOFI_RDM_WIRE_R_BAD_ADDRESS);
+		rc->answered = 1;
+		(void)dofi_map_del(&dofi_rdm_ia(ep->obj.ia)->conns,
+		                   dofi_rdm_key(re->self_conn));
+		dofi_ep_close_fep(ep);
+		return DOF_ERR_BAD_ADDRESS;
+	}
+	rc->answered = 1;
+	re->peer_inc = rc->peer_inc;
+	re->peer_conn = rc->peer_conn;
+	dofi_rdm_attach(ep, rc->chan);
+	atomic_store(&ep->state, DAT_EP_STATE_COMPLETION_PENDING);
+	re->st = RDM_EP_REP_SENT;
+	ep->deadline = dofi_now_ns() + (dofi_rdm_ia(ep->obj.ia)->link_ns
+	                                        ? dofi_rdm_ia(ep->obj.ia)->link_ns
+	                                        : DOFI_RDM_LINK_MS * 1000000ull);
+	if (rc->chan->state != RDM_CHAN_UP) {
+		re->st = RDM_EP_DOWN;
+		dofi_cm_up_down(ep,
+		                DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+		                NULL, 0);
+		return DOF_OK;
+	}
+	dofi_rdm_names(&m, DOFI_RDM_WIRE_REP, dofi_rdm_ia(ep->obj.ia),
+	               re->peer_inc, re->self_conn, re->peer_conn);
+	m.rdma_in = (uint8_t)ep->attr.max_rdma_read_in;
+	m.rdma_out = (uint8_t)ep->attr.max_rdma_read_out;
+	m.addr_len = re->name_len;
+	m.addr = re->name;
+	m.pdata_len = (uint16_t)(plen > 0 ? plen : 0);
+	m.pdata = pdata;
+	dofi_rdm_send(rc->chan, &m);
+	return DOF_OK;
+}
+
+static void dofi_rdm_reject(dofi_cr_t *cr, const void *pdata, DAT_COUNT plen)
+{
+	dofi_rdm_cr_t *rc = cr->cm;
+	dofi_rdm_wire_msg_t m;
+
+	if (rc == NULL || rc->answered)
+		return;
+	rc->answered = 1;
+	if (rc->chan->state != RDM_CHAN_UP)
+		return;
+	dofi_rdm_names(&m, DOFI_RDM_WIRE_REJ_USER, dofi_rdm_ia(cr->obj.ia),
+	               rc->peer_inc, 0, rc->peer_conn);
+	/* REJ_USER names both: ours is a fresh id no connection takes. */
+	m.src_conn = ++dofi_rdm_ia(cr->obj.ia)->next_conn;
+	m.pdata_len = (uint16_t)(plen > 0 && plen <= DOFI_RDM_WIRE_PDATA_MAX
+	                                 ? plen
+	                                 : 0);
+	m.pdata = pdata;
+	dofi_rdm_send(rc->chan, &m);
+}
+
+/* ---- messages about connections ------------------------------------------ */
+
+/* The EP m names, when it fits it and came on its channel; else NULL. */
+static dofi_ep_t *dofi_rdm_find(dofi_rdm_chan_t *ch,
+                                const dofi_rdm_wire_msg_t *m)
+{
+	dofi_ep_t *ep = dofi_map_get(&dofi_rdm_ia(ch->ia)->conns,
+	                             dofi_rdm_key(m->dst_conn));
+	dofi_rdm_wire_conn_t c;
+	dofi_rdm_ep_t *re;
+
+	if (ep == NULL) {
+		dof_debug(DOFI_LOG, "%s for connection %llu, which is gone",
+		          dofi_rdm_wire_type_str(m->type),
+		          (unsigned long long)m->dst_conn);
+		return NULL;
+	}
+	re = dofi_rdm_ep(ep);
+	c.self_conn = re->self_conn;
+	c.peer_inc = re->peer_inc;
+	c.peer_conn = re->peer_conn;
+	if (re->chan != ch || dofi_rdm_wire_match(&c, m, NULL) != DOF_OK)
+		return NULL;
+	return ep;
+}
+
+/*
+ * The active side's first message on the data path, before the RTU: a
+ * zero-byte message the passive side's receive posted ahead of the
+ * consumer's takes. It makes the provider set up its path (tcp;ofi_rxm
+ * opens its connection) from one side only, before either consumer
+ * sends: rxm loses messages when both sides open one at once. It is
+ * sent without waiting (fi_inject answers -FI_EAGAIN until the path is
+ * up), again at each pass; then the RTU and ESTABLISHED. ia->lock held.
+ */
+static void dofi_rdm_warm(dofi_ep_t *ep)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+	dofi_rdm_wire_msg_t rtu;
+	ssize_t rc;
+
+	if (re->st != RDM_EP_WARM || ep->fep == NULL)
+		return;
+	rc = fi_inject(ep->fep, NULL, 0, ep->peer);
+	if (rc == -FI_EAGAIN) {
+		if (ep->tx_cq != NULL)
+			(void)fi_cq_read(ep->tx_cq, NULL, 0);
+		dofi_cm_schedule(ep); /* polled until it goes */
+		return;
+	}
+	if (rc != 0 || re->chan == NULL) {
+		dof_info(DOFI_LOG, "EP %p: the first message: %s", (void *)ep,
+		         fi_strerror((int)-rc));
+		dofi_rdm_send_rej_cm(re->chan, re->self_conn, re->peer_conn,
+		                     DOFI_RDM_WIRE_R_BAD_ADDRESS);
+		re->st = RDM_EP_DOWN;
+		dofi_rdm_detach(ep);
+		dofi_cm_up_down(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+		                NULL, 0);
+		return;
+	}
+	dofi_rdm_names(&rtu, DOFI_RDM_WIRE_RTU, dofi_rdm_ia(ep->obj.ia),
+	               re->peer_inc, re->self_conn, re->peer_conn);
+	dofi_rdm_send(re->chan, &rtu);
+	re->st = RDM_EP_UP;
+	ep->local_unnamed = 0;
+	dofi_cm_up_established(ep, re->pdata, re->plen);
+}
+
+static void dofi_rdm_on_rep(dofi_rdm_chan_t *ch, const dofi_rdm_wire_msg_t *m)
+{
+	dofi_ep_t *ep = dofi_rdm_find(ch, m);
+	dofi_rdm_ep_t *re = ep ? dofi_rdm_ep(ep) : NULL;
+
+	if (ep == NULL || re->st != RDM_EP_REQ_SENT ||
+	    atomic_load(&ep->state) != DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
+		dofi_rdm_send_rej_cm(ch, 0, m->src_conn,
+		                     DOFI_RDM_WIRE_R_TIMED_OUT);
+		return;
+	}
+	re->peer_conn = m->src_conn;
+	if (dofi_rdm_peer_insert(ep, m->addr, m->addr_len) != DOF_OK) {
+		dofi_rdm_send_rej_cm(ch, re->self_conn, re->peer_conn,
+		                     DOFI_RDM_WIRE_R_BAD_ADDRESS);
+		re->st = RDM_EP_DOWN;
+		dofi_rdm_detach(ep);
+		dofi_cm_up_down(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+		                NULL, 0);
+		return;
+	}
+	re->plen = m->pdata_len;
+	if (re->plen > 0)
+		memcpy(re->pdata, m->pdata, re->plen);
+	re->st = RDM_EP_WARM;
+	dofi_rdm_warm(ep);
+}
+
+/* The connection ends because the peer said so, or its channel did. */
+static void dofi_rdm_end(dofi_ep_t *ep, int broken)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+	int st = re->st;
+
+	re->st = RDM_EP_DOWN;
+	dofi_rdm_detach(ep);
+	switch (atomic_load(&ep->state)) {
+	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
+		dofi_cm_up_down(ep,
+		                broken && st == RDM_EP_REQ_WAIT
+		                        ? dofi_rdm_refusal(broken)
+		                        : DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+		                NULL, 0);
+		break;
+	case DAT_EP_STATE_COMPLETION_PENDING:
+		dofi_cm_up_down(ep,
+		                DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+		                NULL, 0);
+		break;
+	case DAT_EP_STATE_CONNECTED:
+	case DAT_EP_STATE_DISCONNECT_PENDING:
+		if (broken) {
+			dof_info(DOFI_LOG, "EP %p: the peer is gone: "
+			                   "connection broken",
+			         (void *)ep);
+			ep->dto_error = 1;
+			dofi_cm_up_link_lost(ep);
+		} else {
+			dofi_cm_up_peer_end(ep);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void dofi_rdm_on_conn_msg(dofi_rdm_chan_t *ch,
+                                 const dofi_rdm_wire_msg_t *m)
+{
+	dofi_rdm_ia_t *ri = dofi_rdm_ia(ch->ia);
+	dofi_rdm_wire_msg_t drep;
+	dofi_rdm_ep_t *re;
+	dofi_ep_t *ep;
+
+	if (m->type == DOFI_RDM_WIRE_REJ_CM && m->dst_conn == 0) {
+		/* The requester gave up before an answer: its CR stays until
+		 * the consumer answers it, and that answer is dropped. */
+		dof_debug(DOFI_LOG, "a requester gave up (REJ_CM %u)",
+		          m->reason);
+		return;
+	}
+	ep = dofi_rdm_find(ch, m);
+	if (ep == NULL) {
+		if (m->type == DOFI_RDM_WIRE_RTU)
+			dofi_rdm_send_rej_cm(ch, 0, m->src_conn,
+			                     DOFI_RDM_WIRE_R_UNKNOWN_CONN);
+		return;
+	}
+	re = dofi_rdm_ep(ep);
+	switch (m->type) {
+	case DOFI_RDM_WIRE_RTU:
+		if (re->st == RDM_EP_REP_SENT &&
+		    atomic_load(&ep->state) ==
+		            DAT_EP_STATE_COMPLETION_PENDING) {
+			re->st = RDM_EP_UP;
+			dofi_cm_up_established(ep, NULL, 0);
+		}
+		break;
+	case DOFI_RDM_WIRE_REJ_USER:
+		if (re->st == RDM_EP_REQ_SENT &&
+		    atomic_load(&ep->state) ==
+		            DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
+			re->st = RDM_EP_DOWN;
+			dofi_rdm_detach(ep);
+			dofi_cm_up_down(ep, DAT_CONNECTION_EVENT_PEER_REJECTED,
+			                m->pdata, m->pdata_len);
+		}
+		break;
+	case DOFI_RDM_WIRE_REJ_CM:
+		dof_debug(DOFI_LOG, "EP %p: REJ_CM reason %u", (void *)ep,
+		          m->reason);
+		dofi_rdm_end(ep, 0);
+		break;
+	case DOFI_RDM_WIRE_DREQ:
+		dofi_rdm_names(&drep, DOFI_RDM_WIRE_DREP, ri, re->peer_inc,
+		               re->self_conn, re->peer_conn);
+		dofi_rdm_send(ch, &drep);
+		/* What the peer sent before is in our CQs first. */
+		dofi_cm_read_cqs(ep);
+		dofi_rdm_end(ep, 0);
+		break;
+	default: /* DREP: our end is over already */
+		break;
+	}
+}
+
+static void dofi_rdm_on_hello(dofi_rdm_chan_t *ch,
+                              const dofi_rdm_wire_msg_t *m)
+{
+	dofi_list_t *e, *next;
+	uint8_t ver;
+
+	if (dofi_rdm_wire_version(m, &ver, NULL) != DOF_OK) {
+		dofi_rdm_chan_fail(ch, EPROTO);
+		return;
+	}
+	ch->peer_inc = m->src_inc;
+	ch->state = RDM_CHAN_UP;
+	/* The requests that waited for it. */
+	for (e = ch->conns.next; e != &ch->conns; e = next) {
+		dofi_rdm_ep_t *re =
+		        dofi_container_of(e, dofi_rdm_ep_t, chan_link);
+
+		next = e->next;
+		if (re->st == RDM_EP_REQ_WAIT)
+			dofi_rdm_send_req(re->ep);
+	}
+}
+
+/* One message from ch, decoded. ia->lock held. */
+static void dofi_rdm_handle(dofi_rdm_chan_t *ch, const dofi_rdm_wire_msg_t *m)
+{
+	dofi_rdm_ia_t *ri = dofi_rdm_ia(ch->ia);
+
+	if (dofi_rdm_wire_admit(m, ri->inc,
+	                        ch->state == RDM_CHAN_UP ? ch->peer_inc : 0,
+	                        NULL) != DOF_OK) {
+		dofi_rdm_chan_fail(ch, EPROTO);
+		return;
+	}
+	dof_debug(DOFI_LOG, "channel %s:%u: %s received",
+	          inet_ntoa(ch->peer.sin_addr), ntohs(ch->peer.sin_port),
+	          dofi_rdm_wire_type_str(m->type));
+	switch (m->type) {
+	case DOFI_RDM_WIRE_HELLO:
+		dofi_rdm_on_hello(ch, m);
+		break;
+	case DOFI_RDM_WIRE_REQ:
+		dofi_rdm_on_req(ch, m);
+		break;
+	case DOFI_RDM_WIRE_REP:
+		dofi_rdm_on_rep(ch, m);
+		break;
+	default:
+		dofi_rdm_on_conn_msg(ch, m);
+		break;
+	}
+}
+
+/* Read what ch has and handle every whole message. ia->lock held. */
+static void dofi_rdm_chan_read(dofi_rdm_chan_t *ch)
+{
+	for (;;) {
+		ssize_t n = recv(ch->fd, ch->in + ch->in_len,
+		                 sizeof(ch->in) - ch->in_len, MSG_DONTWAIT);
+		size_t off = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			dofi_rdm_chan_fail(ch, n == 0 ? 0 : errno);
+			return;
+		}
+		ch->in_len += (size_t)n;
+		while (ch->state != RDM_CHAN_DEAD && off < ch->in_len) {
+			dofi_rdm_wire_msg_t m;
+			size_t size = 0;
+			dof_status_t st = dofi_rdm_wire_decode(
+			        ch->in + off, ch->in_len - off, &m, &size, NULL);
+
+			if (st == DOF_ERR_BUSY)
+				break;
+			if (st != DOF_OK) {
+				dofi_rdm_chan_fail(ch, EPROTO);
+				return;
+			}
+			/* m points into in: handle it before moving. */
+			dofi_rdm_handle(ch, &m);
+			off += size;
+		}
+		if (ch->state == RDM_CHAN_DEAD)
+			return;
+		memmove(ch->in, ch->in + off, ch->in_len - off);
+		ch->in_len -= off;
+	}
+}
+
+/* Our connect() finished. */
+static void dofi_rdm_chan_connected(dofi_rdm_chan_t *ch)
+{
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (getsockopt(ch->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+		err = errno;
+	if (err != 0) {
+		dofi_rdm_chan_fail(ch, err);
+		return;
+	}
+	dofi_rdm_send_hello(ch);
+}
+
+/* Tell the users of failed channels; free those nobody uses. */
+static void dofi_rdm_reap(dofi_ia_t *ia)
+{
+	dofi_rdm_ia_t *ri = dofi_rdm_ia(ia);
+	dofi_list_t *e, *next;
+
+	if (!ri->failed)
+		return;
+	ri->failed = 0;
+	for (e = ri->chans.next; e != &ri->chans; e = next) {
+		dofi_rdm_chan_t *ch =
+		        dofi_container_of(e, dofi_rdm_chan_t, link);
+
+		next = e->next;
+		if (!ch->failed)
+			continue;
+		ch->nref++; /* held while its connections go */
+		while (!dofi_list_empty(&ch->conns)) {
+			dofi_rdm_ep_t *re = dofi_container_of(
+			        ch->conns.next, dofi_rdm_ep_t, chan_link);
+
+			dofi_rdm_end(re->ep, ch->err ? ch->err : ECONNRESET);
+		}
+		ch->failed = 0;
+		next = e->next;
+		dofi_rdm_chan_put(ch);
+	}
+}
+
+static void dofi_rdm_free_sps(dofi_rdm_ia_t *ri)
+{
+	while (ri->dead_sps != NULL) {
+		dofi_rdm_sp_t *rs = ri->dead_sps;
+
+		ri->dead_sps = rs->next;
+		free(rs);
+	}
+}
+
+static int dofi_rdm_progress(dofi_ia_t *ia, dofi_evd_t *until)
+{
+	dofi_rdm_ia_t *ri = dofi_rdm_ia(ia);
+	struct epoll_event evs[DOFI_RDM_EVENTS];
+	int n, i, early = 0;
+
+	pthread_mutex_lock(&ia->lock);
+	dofi_rdm_reap(ia);
+	do {
+		n = epoll_wait(ri->epfd, evs, DOFI_RDM_EVENTS, 0);
+		for (i = 0; i < n; i++) {
+			int kind = *(int *)evs[i].data.ptr;
+
+			if (kind == RDM_POLL_LISTEN) {
+				dofi_rdm_sp_t *rs = evs[i].data.ptr;
+
+				if (rs->fd >= 0)
+					dofi_rdm_accept_chans(ia, rs->fd);
+				/* A listener freed in this batch. */
+				continue;
+			} else {
+				dofi_rdm_chan_t *ch = evs[i].data.ptr;
+
+				if (ch->state == RDM_CHAN_DEAD)
+					continue;
+				if (ch->state == RDM_CHAN_CONNECTING &&
+				    (evs[i].events &
+				     (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
+					dofi_rdm_chan_connected(ch);
+					continue;
+				}
+				if (evs[i].events & EPOLLOUT)
+					dofi_rdm_chan_flush(ch);
+				if (ch->state != RDM_CHAN_DEAD &&
+				    (evs[i].events &
+				     (EPOLLIN | EPOLLERR | EPOLLHUP)))
+					dofi_rdm_chan_read(ch);
+			}
+		}
+		dofi_rdm_reap(ia);
+		if (until != NULL && atomic_load(&until->count) > 0) {
+			early = 1;
+			break;
+		}
+	} while (n == DOFI_RDM_EVENTS);
+	dofi_rdm_free_sps(ri);
+	pthread_mutex_unlock(&ia->lock);
+	return early;
+}
+
+static int dofi_rdm_wait_fd(dofi_ia_t *ia, int *ready)
+{
+	dofi_rdm_ia_t *ri = dofi_rdm_ia(ia);
+
+	if (ri->failed)
+		*ready = 1;
+	return ri->epfd;
+}
+
+/* ---- EPs and the IA ------------------------------------------------------ */
+
+static uint64_t dofi_rdm_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+
+	*poll = 0;
+	if (re != NULL && re->st == RDM_EP_WARM &&
+	    atomic_load(&ep->state) == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
+		if (now != 0)
+			dofi_rdm_warm(ep);
+		*poll = re->st == RDM_EP_WARM;
+		return UINT64_MAX;
+	}
+	if (re == NULL || re->st != RDM_EP_REP_SENT ||
+	    atomic_load(&ep->state) != DAT_EP_STATE_COMPLETION_PENDING ||
+	    ep->deadline == 0)
+		return UINT64_MAX;
+	if (now != 0 && now >= ep->deadline) {
+		dof_info(DOFI_LOG, "EP %p: no RTU from the requester in time",
+		         (void *)ep);
+		dofi_rdm_disconnect(ep);
+		dofi_cm_up_down(ep,
+		                DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+		                NULL, 0);
+		return UINT64_MAX;
+	}
+	return ep->deadline;
+}
+
+static void dofi_rdm_ep_kicked(dofi_ep_t *ep)
+{
+	(void)ep;
+}
+
+static void dofi_rdm_op_done(dofi_op_t *op, int err)
+{
+	(void)op;
+	(void)err;
+}
+
+/* Close the connection's endpoint; forget the connection. ia->lock held. */
+static int dofi_rdm_ep_close(dofi_ep_t *ep)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+	int stale = 0;
+
+	if (re == NULL)
+		return 0;
+	/* Freed or reset while up: the peer hears of it. */
+	if (re->st != RDM_EP_DOWN && re->st != RDM_EP_IDLE)
+		dofi_rdm_disconnect(ep);
+	dofi_rdm_detach(ep);
+	if (ep->fep != NULL) {
+		/* RDM endpoints report nothing of what a close drops:
+		 * cancel the receives first, which completes them. */
+		uint32_t i, seen = dofi_pool_seen(&ep->recv_pool);
+
+		for (i = 0; i < seen; i++) {
+			dofi_op_t *op = &ep->recv_pool.ops[i];
+
+			if (atomic_load(&op->posted)) {
+				(void)fi_cancel(&ep->fep->fid, op);
+				stale = 1;
+			}
+		}
+		if (atomic_load(&re->warm_op.posted)) {
+			(void)fi_cancel(&ep->fep->fid, &re->warm_op);
+			stale = 1;
+		}
+		if (stale)
+			dofi_cm_read_cqs(ep);
+		dofi_ep_close_fep(ep);
+	}
+	if (re->self_conn != 0)
+		(void)dofi_map_del(&dofi_rdm_ia(ep->obj.ia)->conns,
+		                   dofi_rdm_key(re->self_conn));
+	if (re->av != NULL && re->fi_peer != FI_ADDR_NOTAVAIL)
+		(void)fi_av_remove(re->av->av, &re->fi_peer, 1, 0);
+	re->fi_peer = FI_ADDR_NOTAVAIL;
+	re->self_conn = re->peer_conn = re->peer_inc = 0;
+	re->st = RDM_EP_IDLE;
+	return stale;
+}
+
+static dof_status_t dofi_rdm_ep_init(dofi_ep_t *ep)
+{
+	dofi_rdm_ep_t *re = calloc(1, sizeof(*re));
+
+	if (re == NULL)
+		return DOF_ERR_NO_MEMORY;
+	re->ep = ep;
+	re->warm_op.ep = ep;
+	re->fi_peer = FI_ADDR_NOTAVAIL;
+	dofi_list_init(&re->chan_link);
+	ep->cm = re;
+	return DOF_OK;
+}
+
+static void dofi_rdm_ep_fini(dofi_ep_t *ep)
+{
+	free(ep->cm);
+	ep->cm = NULL;
+}
+
+/* The link bound: DAPL_OFI_LINK_TIMEOUT, else link_timeout=, in ns. */
+static uint64_t dofi_rdm_link_ns(const dofi_ia_t *ia)
+{
+	const char *env = getenv("DAPL_OFI_LINK_TIMEOUT");
+	uint64_t ms = ia->prov->inst.link_timeout_ms;
+
+	if (env != NULL && *env != '\0' && dofi_duration_ms(env, &ms) != DOF_OK)
+		ms = 1; /* refused below */
+	if (ms == DOFI_INSTANCE_UNSET)
+		ms = DOFI_RDM_LINK_MS;
+	if (ms != 0 && ms < DOFI_RDM_LINK_MIN_MS) {
+		dof_warn(DOFI_LOG,
+		         "IA '%s': the link timeout is not 0 or %llu ms or "
+		         "more; using %llu ms",
+		         ia->prov->info.ia_name, DOFI_RDM_LINK_MIN_MS,
+		         DOFI_RDM_LINK_MS);
+		ms = DOFI_RDM_LINK_MS;
+	}
+	return ms * 1000000ull;
+}
+
+/*
+ * The IP of the IA's control channel where the fabric's addresses are
+ * not IP (shm, efa): the instance data's domain word when it is an IPv4
+ * address or an interface with one; else loopback for shm, the first
+ * interface that is up and not loopback for the others, loopback last.
+ */
+static void dofi_rdm_ip(dofi_ia_t *ia)
+{
+	const char *want = ia->prov->inst.fi_domain;
+	const char *prov = ia->info->fabric_attr->prov_name;
+	struct ifaddrs *ifs = NULL, *i;
+	struct in_addr a, found = {.s_addr = htonl(INADDR_LOOPBACK)};
+	int have = 0;
+
+	if (ia->info->addr_format == FI_SOCKADDR_IN)
+		return; /* dofi_ia_open takes the fabric's own */
+	if (want[0] != '\0' && inet_pton(AF_INET, want, &a) == 1) {
+		found = a;
+		have = 1;
+	}
+	if (!have && (prov == NULL || strcmp(prov, "shm") != 0 ||
+	              want[0] != '\0') &&
+	    getifaddrs(&ifs) == 0) {
+		for (i = ifs; i != NULL && !have; i = i->ifa_next) {
+			if (i->ifa_addr == NULL ||
+			    i->ifa_addr->sa_family != AF_INET ||
+			    !(i->ifa_flags & IFF_UP))
+				continue;
+			if (want[0] != '\0' ? strcmp(i->ifa_name, want) != 0
+			                    : (i->ifa_flags & IFF_LOOPBACK))
+				continue;
+			found = ((struct sockaddr_in *)(void *)i->ifa_addr)
+			                ->sin_addr;
+			have = 1;
+		}
+		freeifaddrs(ifs);
+	}
+	ia->addr.sin_family = AF_INET;
+	ia->addr.sin_addr = found;
+	ia->addr.sin_port = 0;
+}
+
+static dof_status_t dofi_rdm_ia_open(dofi_ia_t *ia)
+{
+	dofi_rdm_ia_t *ri = calloc(1, sizeof(*ri));
+	uint64_t order = ia->info->tx_attr->msg_order;
+
+	if (ri == NULL)
+		return DOF_ERR_NO_MEMORY;
+	ri->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (ri->epfd < 0) {
+		free(ri);
+		return DOF_ERR_NO_RESOURCE;
+	}
+	while (ri->inc == 0)
+		if (getrandom(&ri->inc, sizeof(ri->inc), 0) !=
+		    (ssize_t)sizeof(ri->inc))
+			ri->inc = (uint64_t)dofi_now_ns() ^
+			          ((uint64_t)getpid() << 32);
+	dofi_list_init(&ri->chans);
+	dofi_map_init(&ri->conns);
+	ia->cm = ri;
+	ri->link_ns = dofi_rdm_link_ns(ia);
+	/* Our own protocol's limit: max_private_data_size is 256. */
+	ia->cm_data_size = DOFI_RDM_WIRE_PDATA_MAX + DOFI_CM_HDR_SIZE;
+	dofi_rdm_ip(ia);
+	if (!(order & FI_ORDER_SAW))
+		dof_info(DOFI_LOG,
+		         "%s orders no send after an RDMA Write (msg_order "
+		         "%#llx): see dapl-ofi(7), Ordering",
+		         ia->info->fabric_attr->prov_name,
+		         (unsigned long long)order);
+	return DOF_OK;
+}
+
+static void dofi_rdm_ia_close(dofi_ia_t *ia)
+{
+	dofi_rdm_ia_t *ri = dofi_rdm_ia(ia);
+
+	if (ri == NULL)
+		return;
+	while (!dofi_list_empty(&ri->chans)) {
+		dofi_rdm_chan_t *ch =
+		        dofi_container_of(ri->chans.next, dofi_rdm_chan_t, link);
+
+		dofi_list_del(&ch->link);
+		if (ch->fd >= 0)
+			close(ch->fd);
+		free(ch->out);
+		free(ch);
+	}
+	while (ri->avs != NULL) {
+		dofi_rdm_av_t *a = ri->avs;
+
+		ri->avs = a->next;
+		(void)fi_close(&a->av->fid);
+		free(a);
+	}
+	if (ri->conn_info != NULL)
+		fi_freeinfo(ri->conn_info);
+	dofi_rdm_free_sps(ri);
+	dofi_map_fini(&ri->conns);
+	close(ri->epfd);
+	free(ri);
+	ia->cm = NULL;
+}
+
+const dofi_cm_ops_t dofi_cm_rdm_ops = {
+        .name = "rdm",
+        .ia_open = dofi_rdm_ia_open,
+        .ia_close = dofi_rdm_ia_close,
+        .ep_init = dofi_rdm_ep_init,
+        .ep_fini = dofi_rdm_ep_fini,
+        .listen = dofi_rdm_listen,
+        .unlisten = dofi_rdm_unlisten,
+        .connect = dofi_rdm_connect,
+        .accept = dofi_rdm_accept,
+        .reject = dofi_rdm_reject,
+        .cr_release = dofi_rdm_cr_release,
+        .disconnect = dofi_rdm_disconnect,
+        .ep_close = dofi_rdm_ep_close,
+        .ep_timers = dofi_rdm_ep_timers,
+        .ep_kicked = dofi_rdm_ep_kicked,
+        .progress = dofi_rdm_progress,
+        .wait_fd = dofi_rdm_wait_fd,
+        .op_done = dofi_rdm_op_done,
+};
