@@ -235,7 +235,7 @@ static int dofi_evd_cq_open(dofi_ia_t *ia, struct fid_domain *domain,
 	size_t i;
 	int rc = -FI_ENOSYS;
 
-	for (i = ia->traits->cq_pollfd ? 0 : 1;
+	for (i = ia->traits->cq_pollfd ? 0 : ia->traits->cq_nowait ? 2 : 1;
 	     i < sizeof(waits) / sizeof(waits[0]); i++) {
 		attr.wait_obj = waits[i];
 		rc = fi_cq_open(domain, &attr, cq, NULL);

@@ -42,9 +42,38 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .prov = "verbs",
                 .no_sigpipe = 1,
         },
+        /*
+         * RDM fabrics (dofi_cm_rdm.c): their connections are ours, so the
+         * MSG CM's rows (eq_keeps_closed, accept_late, ...) mean nothing
+         * there. RDMA Reads, and writes asking FI_DELIVERY_COMPLETE,
+         * complete on the target's answer, after later sends.
+         */
         {
                 .prov = "efa",
                 .eq_keeps_closed = 1,
+                .no_sigpipe = 1,
+                .late_order = DOFI_ORDER_LATE,
+        },
+        {
+                /* Over kernel TCP: a write's transmit completion would
+                 * hide a target's refusal, as on tcp. */
+                .prov = "tcp;ofi_rxm",
+                .late_order = DOFI_ORDER_LATE,
+                .mr_basic = 1,
+                .cq_nowait = 1,
+                .delivery_write = 1,
+                .no_sigpipe = 1,
+        },
+        {
+                /* Writes are copied into the target by the sender (CMA
+                 * or the shared region): done once completed. */
+                .prov = "shm",
+                .late_order = DOFI_ORDER_LATE,
+                .no_sigpipe = 1,
+        },
+        {
+                .prov = "udp;ofi_rxd",
+                .late_order = DOFI_ORDER_LATE,
                 .no_sigpipe = 1,
         },
         {
