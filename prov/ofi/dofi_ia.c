@@ -22,18 +22,30 @@
 #define DOFI_MAX_EVD_QLEN    65536
 #define DOFI_RDMA_READ_DEPTH 16
 
-static struct fi_info *dofi_ia_hints(const dofi_prov_t *p)
+static struct fi_info *dofi_ia_hints(const dofi_prov_t *p,
+                                     enum fi_ep_type type, uint64_t order)
 {
 	struct fi_info *hints = fi_allocinfo();
 
 	if (hints == NULL)
 		return NULL;
-	hints->ep_attr->type = FI_EP_MSG;
+	hints->ep_attr->type = type;
 	hints->caps = FI_MSG | FI_RMA | FI_SEND | FI_RECV | FI_READ | FI_WRITE |
 	              FI_REMOTE_READ | FI_REMOTE_WRITE;
 	/* Every op context we pass is a struct fi_context2. */
 	hints->mode = FI_CONTEXT | FI_CONTEXT2;
-	hints->addr_format = FI_SOCKADDR_IN;
+	/*
+	 * MSG: an IA address is the endpoint's IP. RDM: the provider's own
+	 * format (shm's are names, efa's GIDs); the control channel's IP is
+	 * the backend's (dofi_cm_rdm.c). RDM providers order what they
+	 * are asked for: order, what DAT needs (dofi_ia_open).
+	 */
+	if (type == FI_EP_MSG) {
+		hints->addr_format = FI_SOCKADDR_IN;
+	} else {
+		hints->tx_attr->msg_order = order;
+		hints->rx_attr->msg_order = order;
+	}
 	/* Modes we honour; FI_MR_ENDPOINT and FI_MR_RAW we do not. */
 	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
 	                              FI_MR_ALLOCATED | FI_MR_PROV_KEY;
@@ -196,11 +208,15 @@ static void dofi_ia_fill_attrs(dofi_ia_t *ia)
 	snprintf(ia->names[1], sizeof(ia->names[1]), "%s",
 	         fi->domain_attr->name);
 	snprintf(ia->names[2], sizeof(ia->names[2]), "%zu", ia->cm_data_size);
+	snprintf(ia->names[3], sizeof(ia->names[3]), "%s, backend %s",
+	         fi_tostr(&fi->ep_attr->type, FI_TYPE_EP_TYPE),
+	         ia->cm_ops->name);
 	ia->transport[0] = (DAT_NAMED_ATTR){"DAT_OFI_PROVIDER", ia->names[0]};
 	ia->transport[1] = (DAT_NAMED_ATTR){"DAT_OFI_DOMAIN", ia->names[1]};
 	ia->transport[2] =
 	        (DAT_NAMED_ATTR){"DAT_OFI_CM_DATA_SIZE", ia->names[2]};
-	a->num_transport_attr = 3;
+	ia->transport[3] = (DAT_NAMED_ATTR){"DAT_OFI_ENDPOINT", ia->names[3]};
+	a->num_transport_attr = 4;
 	a->transport_attr = ia->transport;
 	a->num_vendor_attr = 0;
 	a->vendor_attr = NULL;
@@ -314,6 +330,8 @@ static const dofi_cm_ops_t *dofi_ia_backend(enum fi_ep_type type)
 	switch (type) {
 	case FI_EP_MSG:
 		return &dofi_cm_msg_ops;
+	case FI_EP_RDM:
+		return &dofi_cm_rdm_ops;
 	default:
 		return NULL;
 	}
@@ -345,7 +363,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	dofi_prov_t *p;
 	dofi_ia_t *ia;
 	DAT_RETURN ret;
-	int rc, i;
+	int rc = -FI_ENODATA, i;
 
 	if (name == NULL || async_evd == NULL || ia_out == NULL)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, 0);
@@ -356,16 +374,34 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
 		                 DAT_NAME_NOT_REGISTERED);
 
-	hints = dofi_ia_hints(p);
-	if (hints == NULL)
-		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
-		                 DAT_RESOURCE_MEMORY);
-	rc = fi_getinfo(DOFI_FI_VERSION, NULL, NULL, 0, hints, &info);
-	fi_freeinfo(hints);
+	/*
+	 * The endpoint type the instance data names; else MSG where the
+	 * provider has it (tcp, sockets, verbs), then RDM (efa, shm,
+	 * tcp;ofi_rxm, udp;ofi_rxd): first with the ordering DAT needs,
+	 * send after send and after RDMA Write, then with send after send
+	 * alone (efa, shm; dapl-ofi(7), Ordering).
+	 */
+	for (i = 0; i < 3; i++) {
+		enum fi_ep_type type = i == 0 ? FI_EP_MSG : FI_EP_RDM;
+		uint64_t order = i == 1 ? FI_ORDER_SAS | FI_ORDER_SAW
+		                        : FI_ORDER_SAS;
+
+		if ((p->inst.ep_type == DOFI_INSTANCE_EP_MSG && i > 0) ||
+		    (p->inst.ep_type == DOFI_INSTANCE_EP_RDM && i == 0))
+			continue;
+		hints = dofi_ia_hints(p, type, order);
+		if (hints == NULL)
+			return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+			                 DAT_RESOURCE_MEMORY);
+		rc = fi_getinfo(DOFI_FI_VERSION, NULL, NULL, 0, hints, &info);
+		fi_freeinfo(hints);
+		if (rc == 0 && info != NULL)
+			break;
+	}
 	if (rc != 0 || info == NULL) {
 		dof_warn(DOFI_LOG,
-		         "IA '%s': no libfabric MSG fabric for provider '%s' "
-		         "domain '%s' (fi_getinfo: %s)",
+		         "IA '%s': no libfabric MSG or RDM fabric for provider "
+		         "'%s' domain '%s' (fi_getinfo: %s)",
 		         name, p->inst.fi_prov[0] ? p->inst.fi_prov : "(any)",
 		         p->inst.fi_domain[0] ? p->inst.fi_domain : "(any)",
 		         fi_strerror(-rc));
@@ -419,6 +455,17 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	info->domain_attr->mr_mode |= FI_MR_VIRT_ADDR;
 	ia->virt_addr = 1;
 	ia->traits = dofi_traits_lookup(info->fabric_attr->prov_name);
+	/*
+	 * A utility provider opens its core's domain from a fresh
+	 * fi_getinfo, which drops FI_MR_VIRT_ADDR where the core does not
+	 * list it (tcp;ofi_rxm on 1.17: RMA lands at twice the address).
+	 * The basic mode is the one the core then takes as asked: virtual
+	 * addresses, with the provider's keys.
+	 */
+	if (ia->traits->mr_basic) {
+		info->domain_attr->mr_mode = FI_MR_BASIC;
+		ia->prov_key = 1;
+	}
 	ia->write_flags = dofi_write_flags(ia->traits);
 	if (!ia->traits->no_sigpipe)
 		dofi_nopipe_need();
@@ -446,10 +493,13 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	    info->src_addrlen >= sizeof(struct sockaddr_in)) {
 		memcpy(&ia->addr, info->src_addr, sizeof(ia->addr));
 		ia->addr.sin_port = 0;
-	} else {
+	} else if (ia->addr.sin_family != AF_INET) {
+		/* Unless the backend chose one (RDM: its channel's IP). */
 		ia->addr.sin_family = AF_INET;
 	}
-	ia->cm_data_size = dofi_ia_cm_data_size(ia);
+	/* The backend may know its limit (RDM: its own protocol's). */
+	if (ia->cm_data_size == 0)
+		ia->cm_data_size = dofi_ia_cm_data_size(ia);
 	if (ia->cm_data_size > 256 + DOFI_CM_HDR_SIZE)
 		ia->cm_data_size = 256 + DOFI_CM_HDR_SIZE;
 	dofi_ia_fill_attrs(ia);
