@@ -532,6 +532,112 @@ static void dofi_rdm_detach(dofi_ep_t *ep)
 	dofi_rdm_chan_put(ch);
 }
 
+/* Posting order, for the flush below. */
+static int dofi_rdm_seq_cmp(const void *a, const void *b)
+{
+	const dofi_op_t *x = *(dofi_op_t *const *)a;
+	const dofi_op_t *y = *(dofi_op_t *const *)b;
+
+	return (int32_t)(x->seq - y->seq) < 0 ? -1 : (int32_t)(x->seq - y->seq) > 0;
+}
+
+/* Report what pool still has posted as flushed, in posting order. */
+static void dofi_rdm_flush_pool(dofi_pool_t *pool)
+{
+	uint32_t i, n = 0, seen = dofi_pool_seen(pool);
+	dofi_op_t **v;
+
+	if (dofi_pool_used(pool) == 0)
+		return;
+	v = malloc(seen * sizeof(*v));
+	for (i = 0; i < seen; i++) {
+		dofi_op_t *op = &pool->ops[i];
+
+		if (!atomic_load(&op->posted))
+			continue;
+		if (v != NULL) {
+			v[n++] = op;
+			continue;
+		}
+		if (atomic_exchange(&op->posted, 0) != 0)
+			dofi_dto_flush_op(op);
+	}
+	if (v == NULL)
+		return;
+	qsort(v, n, sizeof(*v), dofi_rdm_seq_cmp);
+	for (i = 0; i < n; i++) {
+		uint8_t posted = atomic_exchange(&v[i]->posted, 0);
+
+		if (posted == 0)
+			continue;
+		dofi_dto_flush_op(v[i]);
+		if (posted == DOFI_POSTED_AFTER)
+			dofi_dto_after_flushed(v[i]);
+	}
+	free(v);
+}
+
+/*
+ * Close the fi_ep with its EVDs' locks held: rxm's fi_close races a
+ * consumer's fi_cq_read of a CQ it is bound to (a crash on 1.17-1.20),
+ * and consumers read CQs under those locks. ia->lock held.
+ */
+static void dofi_rdm_close_locked(dofi_ep_t *ep)
+{
+	dofi_evd_t *a = ep->recv_evd, *b = ep->req_evd, *t;
+
+	if (a == b)
+		b = NULL;
+	if (a == NULL) {
+		a = b;
+		b = NULL;
+	}
+	if (a != NULL && b != NULL && (uintptr_t)b < (uintptr_t)a) {
+		t = a;
+		a = b;
+		b = t;
+	}
+	if (a != NULL)
+		pthread_mutex_lock(&a->lock);
+	if (b != NULL)
+		pthread_mutex_lock(&b->lock);
+	dofi_ep_close_fep(ep);
+	if (b != NULL)
+		pthread_mutex_unlock(&b->lock);
+	if (a != NULL)
+		pthread_mutex_unlock(&a->lock);
+}
+
+/*
+ * The connection is over here: close its endpoint. An RDM endpoint
+ * reports nothing of what its close drops, and cancels receives in an
+ * order of its own (rxm), so what completed is read first, then what is
+ * still posted is flushed by us, receives and requests each in posting
+ * order, as an InfiniBand queue pair flushes. ia->lock held.
+ */
+static int dofi_rdm_close_fep(dofi_ep_t *ep)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+	int owed;
+
+	if (ep->fep == NULL)
+		return 0;
+	owed = dofi_pool_used(&ep->recv_pool) > 0 ||
+	       dofi_pool_used(&ep->req_pool) > 0;
+	if (owed)
+		dofi_cm_read_cqs(ep);
+	(void)atomic_exchange(&re->warm_op.posted, 0);
+	dofi_dto_order_drop(ep);
+	/* On an SRQ: it takes no more receives for the flush to leave. */
+	if (ep->srq != NULL)
+		dofi_srq_ep_stop(ep);
+	dofi_rdm_flush_pool(&ep->recv_pool);
+	dofi_rdm_flush_pool(&ep->req_pool);
+	dofi_rdm_close_locked(ep);
+	ep->cq_stale = owed;
+	return owed;
+}
+
 /* ---- active side --------------------------------------------------------- */
 
 static void dofi_rdm_send_req(dofi_ep_t *ep)
@@ -594,6 +700,16 @@ static dof_status_t dofi_rdm_connect(dofi_ep_t *ep,
 		return DOF_OK;
 	}
 	dofi_rdm_attach(ep, ch);
+	/* Our end of the channel is what the passive side's CR reports. */
+	{
+		struct sockaddr_in me;
+		socklen_t mlen = sizeof(me);
+
+		if (getsockname(ch->fd, (struct sockaddr *)&me, &mlen) == 0) {
+			ep->local_qual = ntohs(me.sin_port);
+			ep->local_unnamed = 0;
+		}
+	}
 	if (ch->state == RDM_CHAN_UP)
 		dofi_rdm_send_req(ep);
 	return DOF_OK;
@@ -630,6 +746,7 @@ static void dofi_rdm_disconnect(dofi_ep_t *ep)
 	}
 	re->st = RDM_EP_DOWN;
 	dofi_rdm_detach(ep);
+	(void)dofi_rdm_close_fep(ep);
 }
 
 /* ---- service points ------------------------------------------------------ */
@@ -929,7 +1046,6 @@ static void dofi_rdm_warm(dofi_ep_t *ep)
 	               re->peer_inc, re->self_conn, re->peer_conn);
 	dofi_rdm_send(re->chan, &rtu);
 	re->st = RDM_EP_UP;
-	ep->local_unnamed = 0;
 	dofi_cm_up_established(ep, re->pdata, re->plen);
 }
 
@@ -989,6 +1105,7 @@ static void dofi_rdm_end(dofi_ep_t *ep, int broken)
 			                   "connection broken",
 			         (void *)ep);
 			ep->dto_error = 1;
+			(void)dofi_rdm_close_fep(ep);
 			dofi_cm_up_link_lost(ep);
 		} else {
 			dofi_cm_up_peer_end(ep);
@@ -1283,6 +1400,14 @@ static uint64_t dofi_rdm_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 	    atomic_load(&ep->state) != DAT_EP_STATE_COMPLETION_PENDING ||
 	    ep->deadline == 0)
 		return UINT64_MAX;
+	/*
+	 * The active side's first message needs our provider's progress
+	 * (rxm accepts its connection only when called): at every pass
+	 * until the RTU.
+	 */
+	*poll = 1;
+	if (now != 0 && ep->rx_cq != NULL)
+		(void)fi_cq_read(ep->rx_cq, NULL, 0);
 	if (now != 0 && now >= ep->deadline) {
 		dof_info(DOFI_LOG, "EP %p: no RTU from the requester in time",
 		         (void *)ep);
@@ -1318,27 +1443,7 @@ static int dofi_rdm_ep_close(dofi_ep_t *ep)
 	if (re->st != RDM_EP_DOWN && re->st != RDM_EP_IDLE)
 		dofi_rdm_disconnect(ep);
 	dofi_rdm_detach(ep);
-	if (ep->fep != NULL) {
-		/* RDM endpoints report nothing of what a close drops:
-		 * cancel the receives first, which completes them. */
-		uint32_t i, seen = dofi_pool_seen(&ep->recv_pool);
-
-		for (i = 0; i < seen; i++) {
-			dofi_op_t *op = &ep->recv_pool.ops[i];
-
-			if (atomic_load(&op->posted)) {
-				(void)fi_cancel(&ep->fep->fid, op);
-				stale = 1;
-			}
-		}
-		if (atomic_load(&re->warm_op.posted)) {
-			(void)fi_cancel(&ep->fep->fid, &re->warm_op);
-			stale = 1;
-		}
-		if (stale)
-			dofi_cm_read_cqs(ep);
-		dofi_ep_close_fep(ep);
-	}
+	stale = dofi_rdm_close_fep(ep);
 	if (re->self_conn != 0)
 		(void)dofi_map_del(&dofi_rdm_ia(ep->obj.ia)->conns,
 		                   dofi_rdm_key(re->self_conn));
