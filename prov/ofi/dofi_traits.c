@@ -58,7 +58,9 @@ static const dofi_traits_t dofi_traits_table[] = {
                 /* Over kernel TCP: a write's transmit completion would
                  * hide a target's refusal, as on tcp. */
                 .prov = "tcp;ofi_rxm",
-                .late_order = DOFI_ORDER_LATE,
+                /* Sends over its eager limit complete on the
+                 * receiver's read, after later ones. */
+                .late_order = DOFI_ORDER_ALL,
                 .mr_basic = 1,
                 .cq_nowait = 1,
                 .delivery_write = 1,
