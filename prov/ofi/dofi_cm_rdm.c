@@ -495,6 +495,9 @@ static dof_status_t dofi_rdm_open(dofi_ep_t *ep, int passive)
 		return DOF_ERR_IO;
 	}
 	re->name_len = (uint16_t)len;
+	/* A new connection: nothing of the last one's. */
+	re->peer_conn = re->peer_inc = 0;
+	re->fi_peer = FI_ADDR_NOTAVAIL;
 	/* The receive for the active side's first message, ahead of any
 	 * of the consumer's (dofi_rdm_warm). */
 	if (passive && dofi_dto_post_internal_recv(ep, fep, &re->warm_op) !=
@@ -530,6 +533,18 @@ static void dofi_rdm_detach(dofi_ep_t *ep)
 	dofi_list_del(&re->chan_link);
 	re->chan = NULL;
 	dofi_rdm_chan_put(ch);
+}
+
+/* The connection's id names nothing any more: messages for it are
+ * dropped. ia->lock held. */
+static void dofi_rdm_forget(dofi_ep_t *ep)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+
+	if (re->self_conn != 0)
+		(void)dofi_map_del(&dofi_rdm_ia(ep->obj.ia)->conns,
+		                   dofi_rdm_key(re->self_conn));
+	re->self_conn = 0;
 }
 
 /* Posting order, for the flush below. */
@@ -635,6 +650,7 @@ static int dofi_rdm_close_fep(dofi_ep_t *ep)
 	dofi_rdm_flush_pool(&ep->req_pool);
 	dofi_rdm_close_locked(ep);
 	ep->cq_stale = owed;
+	dofi_rdm_forget(ep);
 	return owed;
 }
 
@@ -1444,11 +1460,12 @@ static int dofi_rdm_ep_close(dofi_ep_t *ep)
 		dofi_rdm_disconnect(ep);
 	dofi_rdm_detach(ep);
 	stale = dofi_rdm_close_fep(ep);
-	if (re->self_conn != 0)
-		(void)dofi_map_del(&dofi_rdm_ia(ep->obj.ia)->conns,
-		                   dofi_rdm_key(re->self_conn));
-	if (re->av != NULL && re->fi_peer != FI_ADDR_NOTAVAIL)
-		(void)fi_av_remove(re->av->av, &re->fi_peer, 1, 0);
+	dofi_rdm_forget(ep);
+	/*
+	 * The peer's address stays in the AV: rxm keeps its connection to
+	 * an fi_addr_t past fi_av_remove, and the next insert reuses the
+	 * index, so a later connection would go to the old peer.
+	 */
 	re->fi_peer = FI_ADDR_NOTAVAIL;
 	re->self_conn = re->peer_conn = re->peer_inc = 0;
 	re->st = RDM_EP_IDLE;
@@ -1471,6 +1488,10 @@ static dof_status_t dofi_rdm_ep_init(dofi_ep_t *ep)
 
 static void dofi_rdm_ep_fini(dofi_ep_t *ep)
 {
+	if (ep->cm != NULL) {
+		dofi_rdm_detach(ep);
+		dofi_rdm_forget(ep);
+	}
 	free(ep->cm);
 	ep->cm = NULL;
 }
