@@ -167,20 +167,36 @@ static inline ssize_t dofi_retry_eagain(struct fid_cq *cq, ssize_t rc)
 }
 
 #define DOFI_EAGAIN_RETRIES 1000
+/* After those, on for this long: a layer's internal queue (rxm's
+ * segments of a large message) drains as the peer takes them. */
+#define DOFI_EAGAIN_NS (1000000000ull)
+
+uint64_t dofi_now_ns(void);
+
+/* Whether a post that answered -FI_EAGAIN tries-th time goes on. */
+static inline int dofi_retry_more(int tries, uint64_t *until)
+{
+	if (tries < DOFI_EAGAIN_RETRIES)
+		return 1;
+	if (*until == 0)
+		*until = dofi_now_ns() + DOFI_EAGAIN_NS;
+	return dofi_now_ns() < *until;
+}
 
 /*
  * call (a post to libfabric) again while it answers -FI_EAGAIN and
- * dofi_retry_eagain, driving cq, says to, at most DOFI_EAGAIN_RETRIES
- * times; its last return. Slow paths only.
+ * dofi_retry_eagain, driving cq, says to: DOFI_EAGAIN_RETRIES times, then
+ * until DOFI_EAGAIN_NS have passed; its last return. Slow paths only.
  */
 #define DOFI_RETRY(cq, call)                                              \
 	__extension__({                                                   \
 		ssize_t dofi_rc_;                                         \
 		int dofi_tries_ = 0;                                      \
+		uint64_t dofi_until_ = 0;                                 \
 		do                                                        \
 			dofi_rc_ = (call);                                \
 		while (dofi_retry_eagain((cq), dofi_rc_) == -FI_EAGAIN && \
-		       ++dofi_tries_ < DOFI_EAGAIN_RETRIES);              \
+		       dofi_retry_more(++dofi_tries_, &dofi_until_));     \
 		dofi_rc_;                                                 \
 	})
 
