@@ -375,10 +375,12 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		                 DAT_NAME_NOT_REGISTERED);
 	/*
 	 * tcp;ofi_rxm completes receives out of posting order where it
-	 * places messages straight into them (dynamic receive buffers);
-	 * DAT completes them in order. Off, unless the user set it
+	 * places messages straight into them (dynamic receive buffers) or
+	 * above its SAR limit (rendezvous); DAT completes them in order.
+	 * Both off, up to DAT's largest message, unless the user set them
 	 * (dapl-ofi(7), Reliable datagram fabrics).
 	 */
+	(void)setenv("FI_OFI_RXM_SAR_LIMIT", "2147483648", 0);
 	(void)setenv("FI_OFI_RXM_ENABLE_DYN_RBUF", "0", 0);
 
 	/*
