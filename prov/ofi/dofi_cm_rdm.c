@@ -458,6 +458,35 @@ static dof_status_t dofi_rdm_peer_insert(dofi_ep_t *ep,
 	return DOF_OK;
 }
 
+/*
+ * Where endpoint addresses are names (FI_ADDR_STR: shm), each endpoint's
+ * is the IA's with a number of its own after it, unique in the process:
+ * shm takes the name for its shared memory region, and two endpoints
+ * cannot share one.
+ */
+static dof_status_t info_name_set(dofi_rdm_ia_t *ri, dofi_ia_t *ia)
+{
+	/* Process-wide: the IAs of a process share their base name. */
+	static _Atomic uint64_t next_name;
+	struct fi_info *info = ri->conn_info;
+	const char *base = ia->info->src_addr;
+	size_t blen = ia->info->src_addrlen;
+	char *name;
+	int n;
+
+	if (info->addr_format != FI_ADDR_STR || base == NULL || blen == 0)
+		return DOF_OK;
+	name = malloc(blen + 32);
+	if (name == NULL)
+		return DOF_ERR_NO_MEMORY;
+	n = snprintf(name, blen + 32, "%.*s_%llu", (int)strnlen(base, blen),
+	             base, (unsigned long long)atomic_fetch_add(&next_name, 1));
+	free(info->src_addr);
+	info->src_addr = name;
+	info->src_addrlen = (size_t)n + 1;
+	return DOF_OK;
+}
+
 /* Open the connection's endpoint, bound to its domain's AV; its address
  * in re->name. ia->lock held. */
 static dof_status_t dofi_rdm_open(dofi_ep_t *ep, int passive)
@@ -477,7 +506,26 @@ static dof_status_t dofi_rdm_open(dofi_ep_t *ep, int passive)
 		ri->conn_info = fi_dupinfo(ia->info);
 		if (ri->conn_info == NULL)
 			return DOF_ERR_NO_MEMORY;
+		/*
+		 * Each endpoint has an address of its own: an IP one keeps the
+		 * IA's IP on any port; another (shm's name) is the
+		 * provider's to choose, or every endpoint would take the
+		 * IA's (shm crashes in fi_enable on the second).
+		 */
+		if (ri->conn_info->src_addr != NULL &&
+		    ri->conn_info->addr_format == FI_SOCKADDR_IN &&
+		    ri->conn_info->src_addrlen >= sizeof(struct sockaddr_in)) {
+			((struct sockaddr_in *)ri->conn_info->src_addr)
+			        ->sin_port = 0;
+		} else if (ri->conn_info->addr_format != FI_ADDR_STR) {
+			free(ri->conn_info->src_addr);
+			ri->conn_info->src_addr = NULL;
+			ri->conn_info->src_addrlen = 0;
+		}
 	}
+	/* A name (shm's): the IA's, and the connection's number. */
+	if (info_name_set(ri, ia) != DOF_OK)
+		return DOF_ERR_NO_MEMORY;
 	info = ri->conn_info;
 	info->tx_attr->size = ia->info->tx_attr->size;
 	info->rx_attr->size = ia->info->rx_attr->size;
@@ -545,6 +593,13 @@ static void dofi_rdm_forget(dofi_ep_t *ep)
 		(void)dofi_map_del(&dofi_rdm_ia(ep->obj.ia)->conns,
 		                   dofi_rdm_key(re->self_conn));
 	re->self_conn = 0;
+	/* The peer's address leaves the AV, unless the fabric keeps
+	 * connections by index (traits->av_keep). */
+	if (re->av != NULL && re->fi_peer != FI_ADDR_NOTAVAIL &&
+	    ep->fep == NULL && !ep->obj.ia->traits->av_keep)
+		(void)fi_av_remove(re->av->av, &re->fi_peer, 1, 0);
+	if (ep->fep == NULL)
+		re->fi_peer = FI_ADDR_NOTAVAIL;
 }
 
 /* Posting order, for the flush below. */
@@ -1461,11 +1516,6 @@ static int dofi_rdm_ep_close(dofi_ep_t *ep)
 	dofi_rdm_detach(ep);
 	stale = dofi_rdm_close_fep(ep);
 	dofi_rdm_forget(ep);
-	/*
-	 * The peer's address stays in the AV: rxm keeps its connection to
-	 * an fi_addr_t past fi_av_remove, and the next insert reuses the
-	 * index, so a later connection would go to the old peer.
-	 */
 	re->fi_peer = FI_ADDR_NOTAVAIL;
 	re->self_conn = re->peer_conn = re->peer_inc = 0;
 	re->st = RDM_EP_IDLE;
