@@ -674,6 +674,11 @@ typedef struct dofi_traits {
 	 * (tcp;ofi_rxm on 1.17 crashes in fi_trywait beside a consumer's
 	 * thread). */
 	uint8_t cq_nowait;
+	/* A peer's address stays in the AV after its connection ends: rxm
+	 * keeps its connection to an fi_addr_t past fi_av_remove, and the
+	 * next insert reuses the index (dofi_cm_rdm.c). Elsewhere it goes
+	 * (shm maps every entry's region when an endpoint is enabled). */
+	uint8_t av_keep;
 } dofi_traits_t;
 
 /* The row for a libfabric provider name (never NULL). */

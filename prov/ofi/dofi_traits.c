@@ -63,6 +63,7 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .late_order = DOFI_ORDER_ALL,
                 .mr_basic = 1,
                 .cq_nowait = 1,
+                .av_keep = 1,
                 .delivery_write = 1,
                 .no_sigpipe = 1,
         },
@@ -70,7 +71,9 @@ static const dofi_traits_t dofi_traits_table[] = {
                 /* Writes are copied into the target by the sender (CMA
                  * or the shared region): done once completed. */
                 .prov = "shm",
-                .late_order = DOFI_ORDER_LATE,
+                /* Large transfers (CMA) complete after later small
+                 * ones. */
+                .late_order = DOFI_ORDER_ALL,
                 .no_sigpipe = 1,
         },
         {
