@@ -580,6 +580,8 @@ instance_for() {
 	ofi-tcp) echo "tcp lo" ;;
 	ofi-sockets) echo "sockets lo" ;;
 	ofi-rxm) echo "tcp;ofi_rxm lo" ;;
+	ofi-shm) echo "shm" ;;
+	ofi-rxd) echo "udp;ofi_rxd lo" ;;
 	*) "$dat_info" 2>/dev/null |
 		awk -v n="$1" '$1 == n { sub(/^[^"]*"/, ""); sub(/".*/, ""); print; exit }' ;;
 	esac
@@ -1017,7 +1019,7 @@ run_interop() {
 if [ "$loopback" = 1 ]; then
 	{
 		echo "# fabtests-dat --loopback: built-in names on the loopback"
-		for n in ofi-tcp ofi-sockets ofi-rxm; do
+		for n in ofi-tcp ofi-sockets ofi-rxm ofi-shm ofi-rxd; do
 			printf '%s u2.0 threadsafe default libdaplofi.so.2 dapl.2.0 "%s" ""\n' \
 				"$n" "$(instance_for "$n")"
 		done
