@@ -150,9 +150,17 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 		return 1;
 	}
 	st = dofi_dto_err_status(op, err->err, err->prov_errno);
-	/* A message larger than its receive breaks the connection. */
-	if (op->type == DOFI_OP_RECV &&
-	    (err->err == FI_ETRUNC || err->err == FI_ETOOSMALL))
+	/*
+	 * A message larger than its receive breaks the connection; so do
+	 * the errors that mean a dead peer on fabrics with no connection
+	 * of their own (efa, rxm: ECONNABORTED, EHOSTUNREACH, ENOTCONN;
+	 * rxd: ECONNREFUSED), which nothing else would end. FI_EADDRNOTAVAIL
+	 * is no dead peer.
+	 */
+	if ((op->type == DOFI_OP_RECV &&
+	     (err->err == FI_ETRUNC || err->err == FI_ETOOSMALL)) ||
+	    err->err == FI_ECONNABORTED || err->err == FI_EHOSTUNREACH ||
+	    err->err == FI_ENOTCONN || err->err == FI_ECONNREFUSED)
 		op->ep->obj.ia->ctl->cm_break_later(op->ep);
 	dofi_dto_fill(ev, evd, op, st, err->len);
 	if (posted == DOFI_POSTED_AFTER)
