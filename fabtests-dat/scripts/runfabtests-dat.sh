@@ -487,6 +487,16 @@ soak_seconds() {
 	esac
 }
 
+# Whether no socket of this network namespace has local port $1. A test's
+# side channel binds it with SO_REUSEADDR, which TIME_WAIT does not stop,
+# but a socket an earlier test left in FIN_WAIT2 or CLOSE_WAIT (the ports
+# lie in the ephemeral range) does: "Address already in use".
+port_free() {
+	command -v ss >/dev/null || return 0
+	[ -z "$(ss -Htan "( sport = :$1 )" 2>/dev/null |
+		awk '$1 != "TIME-WAIT"')" ]
+}
+
 run_functional() {
 	local ia=$1 t bin out spid cpid src crc port=$oob_port
 	local wd=$((timeout > 10 ? timeout - 5 : timeout))
@@ -530,6 +540,10 @@ run_functional() {
 		case " $cs_tests " in
 		*" $t "*)
 			port=$((port + 1))
+			while ! port_free "$port"; do
+				echo "# $t $ia: side channel port $port is taken; using $((port + 1))"
+				port=$((port + 1))
+			done
 			start "$out.server.log" "$bin" -D "$ia" -E "$port" \
 				"${args[@]}"
 			spid=$started
