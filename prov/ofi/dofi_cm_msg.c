@@ -129,6 +129,21 @@ typedef struct dofi_msg_ia {
 	dofi_tomb_t *tombs;
 	uint32_t ntombs, tombs_cap;
 	uint64_t eq_epoch; /* EQ drains begun */
+	/*
+	 * Rounds of RTU reads: one read of a receive CQ per round serves
+	 * every EP waiting on it (dofi_msg_rtu_arrived). A round begins with
+	 * each EQ drain and with each lazy pass.
+	 */
+	uint64_t read_epoch;
+	/*
+	 * Connected passive EPs whose RTU is looked for lazily (rtu_lazy):
+	 * how many, and when the next lazy pass reads for them all
+	 * (dofi_msg_rtu_lazy_pass). The EVD the running progress call serves
+	 * (NULL: none, or the progress thread).
+	 */
+	uint32_t rtu_lazy_n;
+	uint64_t rtu_lazy_at;
+	dofi_evd_t *until;
 	/* dofi_msg_open's endpoints set aside, and whether it may. */
 	int spares, no_aside;
 	/* What dat_ep_connect opens endpoints with. */
@@ -166,6 +181,7 @@ typedef struct dofi_msg_ep {
 	uint8_t rtu;              /* DOFI_RTU_* */
 	uint8_t rtu_connected;    /* FI_CONNECTED seen during the wait */
 	_Atomic uint8_t rtu_done; /* DOFI_RTU_PENDING/ARRIVED/FAILED */
+	uint8_t rtu_lazy;         /* looked for lazily (rtu_lazy_n) */
 	dofi_list_t rtu_link;     /* in rtu_wait while rtu is WAIT */
 	/*
 	 * The accepted message, where the fabric's fi_accept reports the
@@ -410,21 +426,83 @@ static int dofi_msg_ep_close(dofi_ep_t *ep);
 
 /* ---- ready to use -------------------------------------------------------- */
 
-/* This thread reads a CQ for an RTU check (dofi_msg_rtu_arrived). */
-static _Thread_local int dofi_msg_rtu_reading;
+/* The EP whose RTU this thread reads a CQ for (dofi_msg_rtu_arrived). */
+static _Thread_local const dofi_ep_t *dofi_msg_rtu_reading;
+
+/*
+ * Lazy passes (dofi_msg_rtu_lazy_pass) are at least this far apart, and
+ * twenty times their own duration: each read of a CQ costs libfabric tcp
+ * a look at every socket on it.
+ */
+#define DOFI_RTU_LAZY_NS (10ull * 1000000ull)
+
+static dofi_ep_t *dofi_msg_rtu_head(dofi_msg_ia_t *m)
+{
+	return dofi_container_of(m->rtu_wait.next, dofi_msg_ep_t, rtu_link)->ep;
+}
 
 static void dofi_msg_rtu_set(dofi_ep_t *ep, uint8_t rtu)
 {
+	dofi_msg_ia_t *m = dofi_msg_ia(ep->obj.ia);
 	dofi_msg_ep_t *me = dofi_msg_ep(ep);
+	int head;
 
 	if (me->rtu == rtu)
 		return;
-	if (rtu == DOFI_RTU_WAIT)
-		dofi_list_add_tail(&dofi_msg_ia(ep->obj.ia)->rtu_wait,
-		                   &me->rtu_link);
-	else
-		dofi_list_del(&me->rtu_link);
 	me->rtu = rtu;
+	if (rtu == DOFI_RTU_WAIT) {
+		dofi_list_add_tail(&m->rtu_wait, &me->rtu_link);
+		return;
+	}
+	head = m->rtu_wait.next == &me->rtu_link;
+	dofi_list_del(&me->rtu_link);
+	if (me->rtu_lazy) {
+		me->rtu_lazy = 0;
+		m->rtu_lazy_n--;
+	}
+	/* The head carries the lazy pass's timer: hand it on. */
+	if (head && m->rtu_lazy_n > 0)
+		dofi_cm_schedule(dofi_msg_rtu_head(m));
+}
+
+/*
+ * Whether ep's RTU is looked for at every pass from FI_CONNECTED on:
+ * someone waits for its ESTABLISHED (a waiter or a CNO on its connection
+ * EVD), or the consumer is polling connection events right now. If not,
+ * the RTU is looked for lazily: when the consumer next looks at
+ * connection events, when its receive CQ is read anyway, or at the next
+ * lazy pass. A consumer that accepts a burst from one EVD and collects
+ * ESTABLISHED from another afterwards (OFED's dtestcm) would otherwise pay
+ * one read per accept, each a look at every socket. ia->lock held.
+ */
+static int dofi_msg_rtu_eager(const dofi_ep_t *ep)
+{
+	const dofi_msg_ia_t *m = dofi_msg_ia(ep->obj.ia);
+	dofi_evd_t *evd = ep->conn_evd;
+
+	return evd == NULL ||
+	       __atomic_load_n(&evd->cno, __ATOMIC_RELAXED) != NULL ||
+	       atomic_load_explicit(&evd->waiters, memory_order_relaxed) != 0 ||
+	       (m->until != NULL &&
+	        (m->until->flags & DAT_EVD_CONNECTION_FLAG) != 0);
+}
+
+/* ep's RTU is looked for lazily from now. ia->lock held. */
+static void dofi_msg_rtu_lazy(dofi_ep_t *ep)
+{
+	dofi_msg_ia_t *m = dofi_msg_ia(ep->obj.ia);
+	dofi_msg_ep_t *me = dofi_msg_ep(ep);
+	uint64_t at;
+
+	if (me->rtu_lazy)
+		return;
+	me->rtu_lazy = 1;
+	if (m->rtu_lazy_n++ > 0)
+		return;
+	at = dofi_now_ns() + DOFI_RTU_LAZY_NS;
+	if (m->rtu_lazy_at < at)
+		m->rtu_lazy_at = at;
+	dofi_cm_schedule(dofi_msg_rtu_head(m));
 }
 
 static void dofi_msg_op_done(dofi_op_t *op, int err)
@@ -444,7 +522,7 @@ static void dofi_msg_op_done(dofi_op_t *op, int err)
 	 * Whoever read it may not hold ia->lock: the CM acts on it (unless
 	 * the reader is the CM's own RTU check, which acts on it next).
 	 */
-	if (err == 0 && !dofi_msg_rtu_reading)
+	if (err == 0 && dofi_msg_rtu_reading != ep)
 		dofi_cm_kick(ep);
 }
 
@@ -466,7 +544,7 @@ static void dofi_msg_passive_established(dofi_ep_t *ep)
 static int dofi_msg_rtu_arrived(dofi_ep_t *ep, int all, int fresh)
 {
 	dofi_msg_ep_t *me = dofi_msg_ep(ep);
-	uint64_t epoch = dofi_msg_ia(ep->obj.ia)->eq_epoch;
+	uint64_t epoch = dofi_msg_ia(ep->obj.ia)->read_epoch;
 
 	if (atomic_load(&me->rtu_done) == DOFI_RTU_PENDING &&
 	    (all || fresh || ep->recv_evd->cm_read_mark != epoch)) {
@@ -478,9 +556,9 @@ static int dofi_msg_rtu_arrived(dofi_ep_t *ep, int all, int fresh)
 		 */
 		if (!dofi_progress_on_thread)
 			dofi_evd_count_poll(ep->recv_evd);
-		dofi_msg_rtu_reading = 1;
+		dofi_msg_rtu_reading = ep;
 		dofi_evd_flush_cq(ep->recv_evd, all);
-		dofi_msg_rtu_reading = 0;
+		dofi_msg_rtu_reading = NULL;
 	}
 	return atomic_load(&me->rtu_done) == DOFI_RTU_ARRIVED;
 }
@@ -546,6 +624,50 @@ static void dofi_msg_rtu_settle_all(dofi_ia_t *ia)
 		    atomic_load(&me->ep->state) ==
 		            DAT_EP_STATE_COMPLETION_PENDING)
 			dofi_msg_rtu_check(me->ep, 0);
+	}
+}
+
+/*
+ * A lazy pass: one read of each receive CQ that RTUs are due on, and
+ * ESTABLISHED for those that came. ia->lock held.
+ */
+static void dofi_msg_rtu_lazy_pass(dofi_ia_t *ia, uint64_t now)
+{
+	dofi_msg_ia_t *m = dofi_msg_ia(ia);
+	uint64_t end, gap;
+
+	m->read_epoch++;
+	dofi_msg_rtu_settle_all(ia);
+	end = dofi_now_ns();
+	gap = 20 * (end - now);
+	m->rtu_lazy_at =
+	        end + (gap > DOFI_RTU_LAZY_NS ? gap : DOFI_RTU_LAZY_NS);
+}
+
+/*
+ * The consumer looks at connection events (a dequeue or a wait on a
+ * connection EVD): every RTU looked for lazily is looked for now, and at
+ * every pass from now on. ia->lock held.
+ */
+static void dofi_msg_rtu_look(dofi_ia_t *ia)
+{
+	dofi_msg_ia_t *m = dofi_msg_ia(ia);
+	dofi_list_t *e, *next, *head = &m->rtu_wait;
+
+	for (e = head->next; e != head && m->rtu_lazy_n > 0; e = next) {
+		dofi_msg_ep_t *me =
+		        dofi_container_of(e, dofi_msg_ep_t, rtu_link);
+		dofi_ep_t *ep = me->ep;
+
+		next = e->next;
+		if (!me->rtu_lazy)
+			continue;
+		me->rtu_lazy = 0;
+		m->rtu_lazy_n--;
+		if (me->rtu_connected &&
+		    atomic_load(&ep->state) == DAT_EP_STATE_COMPLETION_PENDING)
+			dofi_msg_rtu_check(ep, 0);
+		dofi_cm_schedule(ep); /* watched at every pass now */
 	}
 }
 
@@ -1064,6 +1186,7 @@ static uint64_t dofi_link_check(dofi_ep_t *ep, uint64_t now)
  */
 static uint64_t dofi_msg_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 {
+	dofi_msg_ia_t *m = dofi_msg_ia(ep->obj.ia);
 	dofi_msg_ep_t *me = dofi_msg_ep(ep);
 	uint64_t next = UINT64_MAX;
 	DAT_EP_STATE s;
@@ -1095,12 +1218,17 @@ static uint64_t dofi_msg_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 	/*
 	 * The RTU wait: once FI_CONNECTED is in, the RTU's completion may
 	 * sit in a CQ nobody reads (the consumer waits for the connection
-	 * event): look at every pass, as the wait is short.
+	 * event): look at every pass, as the wait is short; lazily when
+	 * nobody waits for it (dofi_msg_rtu_eager).
 	 */
 	if (now != 0 && s == DAT_EP_STATE_COMPLETION_PENDING &&
 	    me->rtu == DOFI_RTU_WAIT &&
-	    (me->rtu_connected || now >= ep->deadline))
+	    ((me->rtu_connected && !me->rtu_lazy) || now >= ep->deadline))
 		dofi_msg_rtu_check(ep, now);
+	/* The head of the RTU wait carries the lazy pass's timer. */
+	if (now != 0 && m->rtu_lazy_n > 0 && now >= m->rtu_lazy_at &&
+	    m->rtu_wait.next == &me->rtu_link)
+		dofi_msg_rtu_lazy_pass(ep->obj.ia, now);
 	/* A peer's end held for the RTUs due (dofi_msg_shutdown). */
 	if (now != 0 && me->peer_end_at != 0 &&
 	    (now >= me->peer_end_at || !dofi_msg_rtu_due(ep->obj.ia, ep))) {
@@ -1124,10 +1252,13 @@ static uint64_t dofi_msg_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 	}
 	s = atomic_load(&ep->state);
 	if (s == DAT_EP_STATE_COMPLETION_PENDING && me->rtu == DOFI_RTU_WAIT) {
-		*poll = me->rtu_connected;
+		*poll = me->rtu_connected && !me->rtu_lazy;
 		if (ep->deadline != 0 && ep->deadline < next)
 			next = ep->deadline;
 	}
+	if (m->rtu_lazy_n > 0 && m->rtu_wait.next == &me->rtu_link &&
+	    m->rtu_lazy_at < next)
+		next = m->rtu_lazy_at;
 	if (me->peer_end_at != 0) {
 		*poll = 1; /* until the RTUs are in */
 		if (me->peer_end_at < next)
@@ -1556,7 +1687,10 @@ static void dofi_msg_connected(dofi_ep_t *ep, const void *data, size_t len)
 	} else if (s == DAT_EP_STATE_COMPLETION_PENDING) {
 		if (me->rtu == DOFI_RTU_WAIT) {
 			me->rtu_connected = 1;
-			dofi_msg_rtu_check(ep, 0);
+			if (dofi_msg_rtu_eager(ep))
+				dofi_msg_rtu_check(ep, 0);
+			else
+				dofi_msg_rtu_lazy(ep);
 			dofi_cm_schedule(ep); /* watched until the RTU */
 		} else {
 			dofi_msg_passive_established(ep);
@@ -1584,6 +1718,9 @@ static void dofi_msg_shutdown(dofi_ep_t *ep)
 		 * the RTUs take longer than DOFI_ORDER_NS.
 		 */
 		if (dofi_msg_rtu_due(ep->obj.ia, ep)) {
+			/* Those RTUs are looked for at every pass now. */
+			if (dofi_msg_ia(ep->obj.ia)->rtu_lazy_n > 0)
+				dofi_msg_rtu_look(ep->obj.ia);
 			me->peer_end_at = dofi_now_ns() + DOFI_ORDER_NS;
 			dofi_cm_schedule(ep);
 			break;
@@ -1681,6 +1818,8 @@ static int dofi_msg_progress(dofi_ia_t *ia, dofi_evd_t *until)
 
 	pthread_mutex_lock(&ia->lock);
 	epoch = ++m->eq_epoch;
+	m->read_epoch++;
+	m->until = until;
 	for (;;) {
 		rc = fi_eq_read(m->eq, &event, &buf, sizeof(buf), 0);
 		if (rc == -FI_EAVAIL) {
@@ -1760,6 +1899,11 @@ static int dofi_msg_progress(dofi_ia_t *ia, dofi_evd_t *until)
 			break;
 		}
 	}
+	/* The consumer looks at connection events: the lazy RTUs too. */
+	if (!early && m->rtu_lazy_n > 0 && until != NULL &&
+	    (until->flags & DAT_EVD_CONNECTION_FLAG))
+		dofi_msg_rtu_look(ia);
+	m->until = NULL;
 	pthread_mutex_unlock(&ia->lock);
 	return early;
 }

@@ -975,8 +975,11 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 			ret = DAT_ERROR(DAT_ABORT, 0);
 			break;
 		}
-		if (dofi_progress_off(evd->obj.ia) ||
-		    (evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG)))
+		/* Connection events: the CM knows who looks (an RTU held
+		 * for a look, dofi_cm_msg.c). */
+		if (evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG))
+			evd->obj.ia->ctl->cm_progress_until(evd->obj.ia, evd);
+		else if (dofi_progress_off(evd->obj.ia))
 			evd->obj.ia->ctl->cm_progress(evd->obj.ia);
 		ms = dofi_ms_left(deadline);
 		if (ms == 0) {
