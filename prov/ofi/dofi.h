@@ -273,7 +273,7 @@ typedef struct dofi_evd {
 	_Atomic unsigned idle_polls;
 	/* The CM's last read of its CQ for a backend's own messages: one
 	 * per pass serves every EP waiting on it (ia->lock). */
-	uint64_t cm_read_mark;
+	uint64_t cm_read_mark, cm_read_all_mark;
 	/* Set up: walkers of ia->objs may look at it (dofi_evd_ready). */
 	_Atomic int ready;
 	uint64_t cnt[DCNT_EVD_ALL_COUNTERS]; /* dofi_ext_dto.c */

@@ -546,9 +546,15 @@ static int dofi_msg_rtu_arrived(dofi_ep_t *ep, int all, int fresh)
 	dofi_msg_ep_t *me = dofi_msg_ep(ep);
 	uint64_t epoch = dofi_msg_ia(ep->obj.ia)->read_epoch;
 
+	dofi_evd_t *evd = ep->recv_evd;
+
+	/* A read of the whole CQ (all) per round also serves every EP. */
 	if (atomic_load(&me->rtu_done) == DOFI_RTU_PENDING &&
-	    (all || fresh || ep->recv_evd->cm_read_mark != epoch)) {
-		ep->recv_evd->cm_read_mark = epoch;
+	    (fresh || (all ? evd->cm_read_all_mark != epoch
+	                   : evd->cm_read_mark != epoch))) {
+		evd->cm_read_mark = epoch;
+		if (all)
+			evd->cm_read_all_mark = epoch;
 		/*
 		 * A consumer polling for connection events reads this CQ
 		 * now, as one polling the EVD would: the progress thread
@@ -640,8 +646,23 @@ static void dofi_msg_rtu_lazy_pass(dofi_ia_t *ia, uint64_t now)
 	dofi_msg_rtu_settle_all(ia);
 	end = dofi_now_ns();
 	gap = 20 * (end - now);
-	m->rtu_lazy_at =
-	        end + (gap > DOFI_RTU_LAZY_NS ? gap : DOFI_RTU_LAZY_NS);
+	if (gap < DOFI_RTU_LAZY_NS)
+		gap = DOFI_RTU_LAZY_NS;
+	/* Well inside the RTU's deadline, where each EP would read alone. */
+	if (gap > DOFI_RTU_NS / 8)
+		gap = DOFI_RTU_NS / 8;
+	m->rtu_lazy_at = end + gap;
+}
+
+/* A lazy pass at the next timer check, if any RTU is looked for lazily. */
+static void dofi_msg_rtu_soon(dofi_ia_t *ia)
+{
+	dofi_msg_ia_t *m = dofi_msg_ia(ia);
+
+	if (m->rtu_lazy_n == 0)
+		return;
+	m->rtu_lazy_at = 0;
+	dofi_cm_schedule(dofi_msg_rtu_head(m));
 }
 
 /*
@@ -1718,9 +1739,8 @@ static void dofi_msg_shutdown(dofi_ep_t *ep)
 		 * the RTUs take longer than DOFI_ORDER_NS.
 		 */
 		if (dofi_msg_rtu_due(ep->obj.ia, ep)) {
-			/* Those RTUs are looked for at every pass now. */
-			if (dofi_msg_ia(ep->obj.ia)->rtu_lazy_n > 0)
-				dofi_msg_rtu_look(ep->obj.ia);
+			/* Lazy ones: a lazy pass at the next look. */
+			dofi_msg_rtu_soon(ep->obj.ia);
 			me->peer_end_at = dofi_now_ns() + DOFI_ORDER_NS;
 			dofi_cm_schedule(ep);
 			break;
