@@ -551,16 +551,11 @@ int dofi_cm_timers_pending(dofi_ia_t *ia)
 	       atomic_load_explicit(&ia->kicks, memory_order_relaxed) != NULL;
 }
 
-void dofi_cm_check_timers(dofi_ia_t *ia)
+/* Act on the kicked EPs: what their completions recorded. ia->lock held. */
+static void dofi_cm_kicks_run(dofi_ia_t *ia, uint64_t now)
 {
-	dofi_timer_t *t;
-	dofi_list_t *e, *next;
 	dofi_ep_t *k;
-	uint64_t now;
 
-	pthread_mutex_lock(&ia->lock);
-	now = dofi_now_ns();
-	/* Kicked EPs: what their completions recorded. */
 	for (k = dofi_cm_kicks_take(ia); k != NULL;) {
 		dofi_ep_t *ep = k;
 
@@ -573,6 +568,17 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 		ia->cm_ops->ep_kicked(ep);
 		dofi_cm_ep_check(ep, now);
 	}
+}
+
+void dofi_cm_check_timers(dofi_ia_t *ia)
+{
+	dofi_timer_t *t;
+	dofi_list_t *e, *next;
+	uint64_t now;
+
+	pthread_mutex_lock(&ia->lock);
+	now = dofi_now_ns();
+	dofi_cm_kicks_run(ia, now);
 	/* Deadlines that passed. */
 	while ((t = dofi_timers_pop_due(&ia->timers, now)) != NULL) {
 		dofi_cm_timer_t *tm = dofi_container_of(t, dofi_cm_timer_t, t);
@@ -584,6 +590,9 @@ void dofi_cm_check_timers(dofi_ia_t *ia)
 		next = e->next;
 		dofi_cm_ep_check(dofi_container_of(e, dofi_ep_t, watch), now);
 	}
+	/* What this pass settled may have kicked others (an RTU settled
+	 * lets a peer's end held for it follow). */
+	dofi_cm_kicks_run(ia, now);
 	pthread_mutex_unlock(&ia->lock);
 }
 

@@ -72,10 +72,12 @@
  */
 #define DOFI_ACC_NS (2ull * 1000000000ull)
 /*
- * How long a peer's end of one connection may wait for the RTUs of its
- * other connections that are due (dofi_msg_shutdown).
+ * A peer's end of one connection waits for the RTUs that were due when it
+ * came (dofi_msg_shutdown); each of those is settled within DOFI_RTU_NS,
+ * by ESTABLISHED or ACCEPT_COMPLETION_ERROR. This bounds the wait should
+ * the CM not run in between.
  */
-#define DOFI_ORDER_NS (500ull * 1000000ull)
+#define DOFI_ORDER_NS (DOFI_RTU_NS + 1000000000ull)
 /*
  * sockets sends a reject from the listener's own CM thread, later; closing
  * the listener stops that thread, and the reject never leaves (the
@@ -122,8 +124,17 @@ typedef struct dofi_msg_ia {
 	int eq_fd;
 	/* Live endpoints' fids -> EPs, under ia->lock. */
 	dofi_map_t eps;
-	/* Passive EPs waiting for an RTU (dofi_msg_ep_t.rtu WAIT). */
+	/* Passive EPs waiting for an RTU (dofi_msg_ep_t.rtu WAIT), in the
+	 * order of their accepts (rtu_seq). */
 	dofi_list_t rtu_wait;
+	uint64_t rtu_seq;
+	/*
+	 * Peers' ends held until the RTUs due when they came are settled
+	 * (dofi_msg_ends_release), oldest first; the EQ drain that last
+	 * settled the RTUs already in before an end (dofi_msg_shutdown).
+	 */
+	dofi_list_t ends_held;
+	uint64_t settle_epoch;
 	dofi_list_t parked;
 	/* Closed endpoints' fids (eq_keeps_closed), under ia->lock. */
 	dofi_tomb_t *tombs;
@@ -167,9 +178,14 @@ typedef struct dofi_msg_ep {
 	 * endpoint closes at close_at, which is what tells the peer. */
 	int close_pending;
 	uint64_t close_at;
-	/* A peer's end (FI_SHUTDOWN) held until this time, or until the RTUs
-	 * it may have sent before it are in (dofi_msg_shutdown); 0: none. */
+	/*
+	 * A peer's end (FI_SHUTDOWN) held in ends_held until the RTUs due
+	 * when it came are settled, those up to end_mark in rtu_seq, or
+	 * until peer_end_at at the latest (dofi_msg_shutdown); 0: none.
+	 */
 	uint64_t peer_end_at;
+	uint64_t end_mark;
+	dofi_list_t end_link;
 	/*
 	 * Our ready-to-use step. libfabric's tcp and sockets CM has none: a
 	 * passive side gets FI_CONNECTED even when the requester gave up.
@@ -183,6 +199,7 @@ typedef struct dofi_msg_ep {
 	_Atomic uint8_t rtu_done; /* DOFI_RTU_PENDING/ARRIVED/FAILED */
 	uint8_t rtu_lazy;         /* looked for lazily (rtu_lazy_n) */
 	dofi_list_t rtu_link;     /* in rtu_wait while rtu is WAIT */
+	uint64_t rtu_seq;         /* its place in rtu_wait */
 	/*
 	 * The accepted message, where the fabric's fi_accept reports the
 	 * connection before it would see the peer end it, and loses such an
@@ -451,6 +468,7 @@ static void dofi_msg_rtu_set(dofi_ep_t *ep, uint8_t rtu)
 		return;
 	me->rtu = rtu;
 	if (rtu == DOFI_RTU_WAIT) {
+		me->rtu_seq = ++m->rtu_seq;
 		dofi_list_add_tail(&m->rtu_wait, &me->rtu_link);
 		return;
 	}
@@ -460,9 +478,17 @@ static void dofi_msg_rtu_set(dofi_ep_t *ep, uint8_t rtu)
 		me->rtu_lazy = 0;
 		m->rtu_lazy_n--;
 	}
+	if (!head)
+		return;
 	/* The head carries the lazy pass's timer: hand it on. */
-	if (head && m->rtu_lazy_n > 0)
+	if (m->rtu_lazy_n > 0)
 		dofi_cm_schedule(dofi_msg_rtu_head(m));
+	/* The oldest RTU is settled: held ends may follow it now, at the
+	 * CM's next look at the first of them (dofi_msg_ep_kicked). */
+	if (!dofi_list_empty(&m->ends_held))
+		dofi_cm_kick(dofi_container_of(m->ends_held.next, dofi_msg_ep_t,
+		                               end_link)
+		                     ->ep);
 }
 
 /*
@@ -579,7 +605,8 @@ static void dofi_msg_rtu_check(dofi_ep_t *ep, uint64_t now)
 	dofi_msg_ep_t *me = dofi_msg_ep(ep);
 	int late = now != 0 && now >= ep->deadline;
 
-	/* When late, look at the whole CQ: a full ring may hide the RTU. */
+	/* When late, one more read of the CQ per round (all): the RTU may
+	 * have come since the round's first. */
 	if (dofi_msg_rtu_arrived(ep, late, 0)) {
 		/* FI_CONNECTED comes first; the RTU alone proves it too. */
 		if (me->rtu_connected || late)
@@ -692,35 +719,56 @@ static void dofi_msg_rtu_look(dofi_ia_t *ia)
 	}
 }
 
-/*
- * Whether a passive EP of ia other than ep, accepted for ep's peer host,
- * waits for its RTU: fi_accept has sent the accept, so the requester may
- * have sent the RTU already (FI_CONNECTED may still be unread). ia->lock
- * held.
- */
-static int dofi_msg_rtu_due(dofi_ia_t *ia, const dofi_ep_t *ep)
-{
-	dofi_list_t *e, *head = &dofi_msg_ia(ia)->rtu_wait;
-
-	for (e = head->next; e != head; e = e->next) {
-		const dofi_msg_ep_t *o =
-		        dofi_container_of(e, dofi_msg_ep_t, rtu_link);
-
-		if (o->ep != ep &&
-		    atomic_load(&o->ep->state) ==
-		            DAT_EP_STATE_COMPLETION_PENDING &&
-		    o->ep->remote_addr.sin_addr.s_addr ==
-		            ep->remote_addr.sin_addr.s_addr)
-			return 1;
-	}
-	return 0;
-}
-
 /* The peer ended a connection that was up. ia->lock held. */
 static void dofi_msg_peer_end(dofi_ep_t *ep)
 {
 	dofi_msg_ep(ep)->shutdown_sent = 1; /* the peer's; nothing to send */
 	dofi_cm_up_peer_end(ep);
+}
+
+/* ep's end is held no more (reported, or the connection is gone). */
+static void dofi_msg_end_unhold(dofi_msg_ep_t *me)
+{
+	if (me->peer_end_at == 0)
+		return;
+	me->peer_end_at = 0;
+	dofi_list_del(&me->end_link);
+}
+
+/*
+ * Report the held ends whose RTUs are settled, oldest first, and those
+ * held past their bound (at now; 0: not looked at). The RTUs of rtu_wait
+ * are in accept order, so an end waits for nothing once the oldest RTU
+ * still due was accepted after its mark. ia->lock held.
+ */
+static void dofi_msg_ends_release(dofi_ia_t *ia, uint64_t now)
+{
+	dofi_msg_ia_t *m = dofi_msg_ia(ia);
+
+	while (!dofi_list_empty(&m->ends_held)) {
+		dofi_msg_ep_t *me = dofi_container_of(m->ends_held.next,
+		                                      dofi_msg_ep_t, end_link);
+		dofi_ep_t *ep = me->ep;
+		DAT_EP_STATE s;
+
+		if (!dofi_list_empty(&m->rtu_wait) &&
+		    dofi_container_of(m->rtu_wait.next, dofi_msg_ep_t, rtu_link)
+		                    ->rtu_seq <= me->end_mark &&
+		    (now == 0 || now < me->peer_end_at))
+			break;
+		if (now != 0 && now >= me->peer_end_at)
+			dof_info(DOFI_LOG,
+			         "EP %p: the peer's end waited for other "
+			         "connections' RTUs too long; reported now",
+			         (void *)ep);
+		dofi_msg_end_unhold(me);
+		s = atomic_load(&ep->state);
+		if (s == DAT_EP_STATE_CONNECTED ||
+		    s == DAT_EP_STATE_DISCONNECT_PENDING)
+			dofi_msg_peer_end(ep);
+		else
+			dofi_cm_schedule(ep);
+	}
 }
 
 /*
@@ -1250,15 +1298,10 @@ static uint64_t dofi_msg_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 	if (now != 0 && m->rtu_lazy_n > 0 && now >= m->rtu_lazy_at &&
 	    m->rtu_wait.next == &me->rtu_link)
 		dofi_msg_rtu_lazy_pass(ep->obj.ia, now);
-	/* A peer's end held for the RTUs due (dofi_msg_shutdown). */
-	if (now != 0 && me->peer_end_at != 0 &&
-	    (now >= me->peer_end_at || !dofi_msg_rtu_due(ep->obj.ia, ep))) {
-		me->peer_end_at = 0;
-		s = atomic_load(&ep->state);
-		if (s == DAT_EP_STATE_CONNECTED ||
-		    s == DAT_EP_STATE_DISCONNECT_PENDING)
-			dofi_msg_peer_end(ep);
-	}
+	/* A peer's end held for the RTUs due (dofi_msg_shutdown): at its
+	 * bound, it and the ends held before it. */
+	if (now != 0 && me->peer_end_at != 0 && now >= me->peer_end_at)
+		dofi_msg_ends_release(ep->obj.ia, now);
 	/* Our end, once what was in flight is settled. */
 	if (now != 0 && me->close_pending && ep->deadline == 0 &&
 	    now >= me->close_at &&
@@ -1280,11 +1323,8 @@ static uint64_t dofi_msg_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 	if (m->rtu_lazy_n > 0 && m->rtu_wait.next == &me->rtu_link &&
 	    m->rtu_lazy_at < next)
 		next = m->rtu_lazy_at;
-	if (me->peer_end_at != 0) {
-		*poll = 1; /* until the RTUs are in */
-		if (me->peer_end_at < next)
-			next = me->peer_end_at;
-	}
+	if (me->peer_end_at != 0 && me->peer_end_at < next)
+		next = me->peer_end_at;
 	if (me->link_next != 0 && me->link_next < next)
 		next = me->link_next;
 	if (me->close_pending) {
@@ -1305,6 +1345,9 @@ static void dofi_msg_ep_kicked(dofi_ep_t *ep)
 	if (me != NULL && me->rtu == DOFI_RTU_WAIT &&
 	    atomic_load(&ep->state) == DAT_EP_STATE_COMPLETION_PENDING)
 		dofi_msg_rtu_check(ep, 0);
+	/* The first held end, kicked when the oldest RTU was settled. */
+	if (me != NULL && me->peer_end_at != 0)
+		dofi_msg_ends_release(ep->obj.ia, 0);
 }
 
 /* ---- service points ------------------------------------------------------ */
@@ -1721,6 +1764,7 @@ static void dofi_msg_connected(dofi_ep_t *ep, const void *data, size_t len)
 
 static void dofi_msg_shutdown(dofi_ep_t *ep)
 {
+	dofi_msg_ia_t *m = dofi_msg_ia(ep->obj.ia);
 	dofi_msg_ep_t *me = dofi_msg_ep(ep);
 
 	dof_debug(DOFI_LOG, "EP %p: FI_SHUTDOWN in state %d", (void *)ep,
@@ -1735,17 +1779,30 @@ static void dofi_msg_shutdown(dofi_ep_t *ep)
 		 * it ended this one (it took both connections, then left
 		 * this): the RTU travels on that connection, this end on
 		 * the CM's, and the end often comes first. Report the end
-		 * after those ESTABLISHED, as the peer did things, unless
-		 * the RTUs take longer than DOFI_ORDER_NS.
+		 * after those RTUs are settled (ESTABLISHED, or
+		 * ACCEPT_COMPLETION_ERROR at their deadline), as the peer
+		 * did things, and after the ends held before it. OFED's
+		 * dtestcm takes any connection event for the one it expects.
 		 */
-		if (dofi_msg_rtu_due(ep->obj.ia, ep)) {
-			/* Lazy ones: a lazy pass at the next look. */
-			dofi_msg_rtu_soon(ep->obj.ia);
-			me->peer_end_at = dofi_now_ns() + DOFI_ORDER_NS;
-			dofi_cm_schedule(ep);
+		if (dofi_list_empty(&m->rtu_wait) &&
+		    dofi_list_empty(&m->ends_held)) {
+			dofi_msg_peer_end(ep);
 			break;
 		}
-		dofi_msg_peer_end(ep);
+		if (me->peer_end_at != 0)
+			break; /* held already */
+		me->end_mark =
+		        dofi_list_empty(&m->rtu_wait)
+		                ? 0
+		                : dofi_container_of(m->rtu_wait.prev,
+		                                    dofi_msg_ep_t, rtu_link)
+		                          ->rtu_seq;
+		me->peer_end_at = dofi_now_ns() + DOFI_ORDER_NS;
+		dofi_list_add_tail(&m->ends_held, &me->end_link);
+		/* Lazy ones: a lazy pass at the next look. */
+		dofi_msg_rtu_soon(ep->obj.ia);
+		dofi_cm_schedule(ep);
+		dofi_msg_ends_release(ep->obj.ia, 0);
 		break;
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
 		me->shutdown_sent = 1;
@@ -1896,9 +1953,14 @@ static int dofi_msg_progress(dofi_ia_t *ia, dofi_evd_t *until)
 			/*
 			 * A peer may end one connection right after another
 			 * became established on its side: report the RTUs
-			 * that already came in (ESTABLISHED) before this end.
+			 * that already came in (ESTABLISHED) before this end,
+			 * once per drain (one read of each CQ serves all).
 			 */
-			dofi_msg_rtu_settle_all(ia);
+			if (!dofi_list_empty(&m->rtu_wait) &&
+			    m->settle_epoch != epoch) {
+				m->settle_epoch = epoch;
+				dofi_msg_rtu_settle_all(ia);
+			}
 			if (ep != NULL)
 				dofi_msg_shutdown(ep);
 			else
@@ -1923,6 +1985,7 @@ static int dofi_msg_progress(dofi_ia_t *ia, dofi_evd_t *until)
 	if (!early && m->rtu_lazy_n > 0 && until != NULL &&
 	    (until->flags & DAT_EVD_CONNECTION_FLAG))
 		dofi_msg_rtu_look(ia);
+	dofi_msg_ends_release(ia, 0);
 	m->until = NULL;
 	pthread_mutex_unlock(&ia->lock);
 	return early;
@@ -1974,7 +2037,7 @@ static int dofi_msg_ep_close(dofi_ep_t *ep)
 	}
 	me->shutdown_sent = 0;
 	me->close_pending = 0;
-	me->peer_end_at = 0;
+	dofi_msg_end_unhold(me);
 	me->acc = 0;
 	dofi_msg_rtu_set(ep, DOFI_RTU_NONE);
 	return stale;
@@ -1990,12 +2053,15 @@ static dof_status_t dofi_msg_ep_init(dofi_ep_t *ep)
 	me->rtu_op.ep = ep;
 	me->acc_op.ep = ep;
 	dofi_list_init(&me->rtu_link);
+	dofi_list_init(&me->end_link);
 	ep->cm = me;
 	return DOF_OK;
 }
 
 static void dofi_msg_ep_fini(dofi_ep_t *ep)
 {
+	if (ep->cm != NULL)
+		dofi_msg_end_unhold(dofi_msg_ep(ep));
 	free(ep->cm);
 	ep->cm = NULL;
 }
@@ -2011,6 +2077,7 @@ static dof_status_t dofi_msg_ia_open(dofi_ia_t *ia)
 	m->eq_fd = -1;
 	dofi_map_init(&m->eps);
 	dofi_list_init(&m->rtu_wait);
+	dofi_list_init(&m->ends_held);
 	dofi_list_init(&m->parked);
 	rc = DOFI_NOPIPE(fi_eq_open(ia->fabric, &eq_attr, &m->eq, NULL));
 	if (rc != 0) {
