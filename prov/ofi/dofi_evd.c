@@ -155,13 +155,15 @@ static int dofi_evd_drain_cq(dofi_evd_t *evd, struct fid_cq *cq, uint32_t limit)
 {
 	struct fi_cq_data_entry entries[DOFI_CQ_BATCH];
 	uint32_t start = atomic_load(&evd->count);
+	int shorts = 0;
 
 	/*
-	 * Whole batches even when the ring has less room: the CQ is no
-	 * larger than the EVD, so the ring grows (dofi_ring_grow) only past
-	 * what the consumer left in it; and a backend's own completions
-	 * (RTUs) take no room, so capping the read by it made a tiny EVD
-	 * (OFED's dtestcm: a queue length of 1) read one entry a pass.
+	 * Whole batches even when the ring has less room: the ring grows
+	 * (dofi_ring_grow) on the control path when completions the
+	 * consumer did not size the EVD for come in; a backend's own
+	 * completions (RTUs) take no room, so capping the read by it made a
+	 * tiny EVD (OFED's dtestcm: a queue length of 1) read one entry a
+	 * pass.
 	 */
 	while (atomic_load(&evd->count) < limit) {
 		const size_t want = DOFI_CQ_BATCH;
@@ -176,6 +178,7 @@ static int dofi_evd_drain_cq(dofi_evd_t *evd, struct fid_cq *cq, uint32_t limit)
 				break;
 			if (got)
 				(void)dofi_evd_push_locked(evd, &ev);
+			shorts = 0;
 			continue;
 		}
 		if (n <= 0)
@@ -184,14 +187,16 @@ static int dofi_evd_drain_cq(dofi_evd_t *evd, struct fid_cq *cq, uint32_t limit)
 			if (dofi_dto_complete(&entries[i], &ev, evd) == 0)
 				(void)dofi_evd_push_locked(evd, &ev);
 		/*
-		 * A short read found the CQ empty as of its progress. Another
-		 * would cost libfabric tcp a pass over every socket to find
-		 * only what came since, which the next look finds; under a
-		 * steady trickle (RTUs of a burst of connections) it went on
-		 * one entry a pass. Only a flush of everything (limit
-		 * UINT32_MAX) reads on until a read finds nothing.
+		 * A short read found the CQ empty as of its progress, or
+		 * stopped at an error entry. Another would cost libfabric tcp
+		 * a pass over every socket to find only what came since,
+		 * which the next look finds; under a steady trickle (RTUs of
+		 * a burst of connections) it went on one entry a pass, for
+		 * seconds, while nobody read the EQ. A flush of everything
+		 * (limit UINT32_MAX) reads once more, for an error entry
+		 * behind the short read, and ends at a second short one.
 		 */
-		if ((size_t)n < want && limit != UINT32_MAX)
+		if ((size_t)n < want && (limit != UINT32_MAX || ++shorts == 2))
 			break;
 	}
 	/* Counted on the ring: a completion may release held ones too. */
