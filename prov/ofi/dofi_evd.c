@@ -41,6 +41,16 @@
  */
 #define DOFI_CQ_BATCH      128
 #define DOFI_WAIT_SLICE_MS 10
+/*
+ * The fewest entries a CQ is opened with, whatever the EVD's qlen. A read
+ * returns no more than the CQ's size: libfabric's util CQ keeps what does
+ * not fit in a list behind its last slot and hands it out one slot at a
+ * time. OFED's dtestcm gives its receive EVD a qlen of 1, so each RTU of
+ * its connections took a read of its own, and on tcp a read is a pass over
+ * every socket: quadratic in the connections. Completions of a backend's
+ * own (RTUs) come on top of what the consumer sized the EVD for, too.
+ */
+#define DOFI_CQ_MIN_SIZE 256
 
 static uint32_t dofi_pow2(uint32_t n)
 {
@@ -234,7 +244,8 @@ static int dofi_evd_cq_open(dofi_ia_t *ia, struct fid_domain *domain,
 	static const enum fi_wait_obj waits[] = {FI_WAIT_POLLFD, FI_WAIT_FD,
 	                                         FI_WAIT_NONE};
 	struct fi_cq_attr attr = {
-	        .size = (size_t)qlen,
+	        .size = qlen < DOFI_CQ_MIN_SIZE ? DOFI_CQ_MIN_SIZE
+	                                        : (size_t)qlen,
 	        .format = FI_CQ_FORMAT_DATA,
 	};
 	size_t i;
@@ -244,6 +255,11 @@ static int dofi_evd_cq_open(dofi_ia_t *ia, struct fid_domain *domain,
 	     i < sizeof(waits) / sizeof(waits[0]); i++) {
 		attr.wait_obj = waits[i];
 		rc = fi_cq_open(domain, &attr, cq, NULL);
+		/* A fabric that refuses the larger size gets qlen. */
+		if (rc == -FI_EINVAL && attr.size > (size_t)qlen) {
+			attr.size = (size_t)qlen;
+			rc = fi_cq_open(domain, &attr, cq, NULL);
+		}
 		if (rc != -FI_ENOSYS && rc != -FI_EINVAL)
 			break;
 	}
