@@ -219,16 +219,29 @@ typedef struct dofi_cno {
 } dofi_cno_t;
 
 /*
- * A CQ of an EVD in a domain other than the IA's, opened when the first
- * EP of that domain's PZ binds the EVD. Appended under ia->lock with a
- * release store, read without a lock, freed only with the EVD.
+ * A further CQ of an EVD: in a domain other than the IA's, opened when the
+ * first EP of that domain's PZ binds the EVD, or one more in a domain
+ * whose CQs each have DOFI_CQ_SHARD EPs bound (dofi_evd_cq_get).
+ * Appended under ia->lock with a release store, read without a lock,
+ * freed only with the EVD.
  */
 typedef struct dofi_evd_cq {
 	struct fid_cq *cq;
 	int fd; /* -1 when the CQ has no fd wait object */
 	dofi_dom_t *dom;
+	uint32_t neps; /* EPs bound to it (ia->lock) */
 	struct dofi_evd_cq *next;
 } dofi_evd_cq_t;
+
+/*
+ * The most EPs bound to one CQ of an EVD; more get another CQ of the
+ * same EVD. libfabric 1.17 walks a list of every endpoint (and socket)
+ * bound to a CQ at each bind, enable and close (fid_list_insert,
+ * ofi_wait_add_fd), so one CQ for 10,000 connections made each new one
+ * cost a walk over all the others; per EP, completions stay in one CQ,
+ * in order.
+ */
+#define DOFI_CQ_SHARD 256
 
 typedef struct dofi_evd {
 	dofi_obj_t obj;
@@ -241,6 +254,7 @@ typedef struct dofi_evd {
 	_Atomic uint32_t count;
 	struct fid_cq *cq; /* DTO and RMR streams, in the IA's domain */
 	int cq_fd;         /* the CQ's wait fd; DOFI_CQ_POLLFD, -1 none */
+	uint32_t cq_neps;  /* EPs bound to cq (ia->lock) */
 	/* The IB extension's counters run (dofi_ext_dto.c): read on every
 	 * dequeue, next to cq (in what was padding). */
 	uint8_t counting;
@@ -1004,10 +1018,13 @@ dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
                                      DAT_EVD_FLAGS flags);
 void dofi_evd_destroy(dofi_evd_t *evd);
 /*
- * The EVD's CQ in dom, opened on first use (an EP of another PZ binds the
- * EVD). NULL when the EVD has no CQ or the open failed. ia->lock held.
+ * The EVD's CQ in dom that an EP binds, counted: one with fewer than
+ * DOFI_CQ_SHARD EPs, opened on first use (an EP of another PZ, or one
+ * more EP than the CQs hold). NULL when the EVD has no CQ or the open
+ * failed. Its release once the EP's endpoint is closed. ia->lock held.
  */
 struct fid_cq *dofi_evd_cq_get(dofi_evd_t *evd, dofi_dom_t *dom);
+void dofi_evd_cq_put(dofi_evd_t *evd, struct fid_cq *cq);
 /*
  * Move the EVD's CQ completions into its ring: up to qlen events, or all
  * of them (EP teardown, before the contexts they name are freed).

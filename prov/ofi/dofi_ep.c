@@ -682,6 +682,15 @@ DAT_RETURN dofi_ep_set_watermark(DAT_EP_HANDLE h, DAT_COUNT soft_hw,
 	return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, 0);
 }
 
+/* Give back the EVDs' CQs dofi_ep_open_fep took for ep (NULL: none). */
+static void dofi_ep_cqs_put(dofi_ep_t *ep, struct fid_cq *tx, struct fid_cq *rx)
+{
+	if (ep->req_evd != NULL)
+		dofi_evd_cq_put(ep->req_evd, tx);
+	if (ep->recv_evd != NULL && ep->recv_evd != ep->req_evd)
+		dofi_evd_cq_put(ep->recv_evd, rx);
+}
+
 dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info,
                               struct fid *bind,
                               int (*aside)(dofi_ep_t *, struct fid_ep *),
@@ -701,9 +710,14 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info,
 	 */
 	dom = ep->pz->dom;
 	tx = ep->req_evd ? dofi_evd_cq_get(ep->req_evd, dom) : dom->null_cq;
-	rx = ep->recv_evd ? dofi_evd_cq_get(ep->recv_evd, dom) : dom->null_cq;
-	if (tx == NULL || rx == NULL)
+	/* One EVD both ways: one CQ of it. */
+	rx = ep->recv_evd == NULL          ? dom->null_cq
+	     : ep->recv_evd == ep->req_evd ? tx
+	                                   : dofi_evd_cq_get(ep->recv_evd, dom);
+	if (tx == NULL || rx == NULL) {
+		dofi_ep_cqs_put(ep, tx, rx);
 		return DOF_ERR_NO_MEMORY;
+	}
 	/* One slot more each way for the backend's own message. */
 	*extra = 1;
 	if (ep->attr.max_request_dtos > 0)
@@ -726,6 +740,7 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info,
 		rc = DOFI_NOPIPE(fi_endpoint(dom->domain, info, &fep, ep));
 	if (rc != 0) {
 		dof_warn(DOFI_LOG, "fi_endpoint: %s", fi_strerror(-rc));
+		dofi_ep_cqs_put(ep, tx, rx);
 		return DOF_ERR_NO_MEMORY;
 	}
 	rc = fi_ep_bind(fep, bind, 0);
@@ -742,6 +757,7 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info,
 		dof_warn(DOFI_LOG, "binding the endpoint: %s",
 		         fi_strerror(-rc));
 		(void)DOFI_NOPIPE(fi_close(&fep->fid));
+		dofi_ep_cqs_put(ep, tx, rx);
 		return DOF_ERR_IO;
 	}
 	ep->tx_cq = tx;
@@ -767,6 +783,7 @@ void dofi_ep_close_fep(dofi_ep_t *ep)
 	/* libfabric flushes what was posted (FI_ECANCELED) on close. */
 	(void)DOFI_NOPIPE(fi_close(&ep->fep->fid));
 	ep->fep = NULL;
+	dofi_ep_cqs_put(ep, ep->tx_cq, ep->rx_cq);
 	ep->tx_cq = ep->rx_cq = NULL;
 }
 

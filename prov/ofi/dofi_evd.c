@@ -315,11 +315,17 @@ struct fid_cq *dofi_evd_cq_get(dofi_evd_t *evd, dofi_dom_t *dom)
 {
 	dofi_evd_cq_t *x, **tail;
 
-	if (evd->cq == NULL || dom->index == 0)
+	if (evd->cq == NULL)
+		return NULL;
+	if (dom->index == 0 && evd->cq_neps < DOFI_CQ_SHARD) {
+		evd->cq_neps++;
 		return evd->cq;
+	}
 	for (tail = &evd->xcq; (x = *tail) != NULL; tail = &x->next)
-		if (x->dom == dom)
+		if (x->dom == dom && x->neps < DOFI_CQ_SHARD) {
+			x->neps++;
 			return x->cq;
+		}
 	x = calloc(1, sizeof(*x));
 	if (x == NULL)
 		return NULL;
@@ -329,12 +335,32 @@ struct fid_cq *dofi_evd_cq_get(dofi_evd_t *evd, dofi_dom_t *dom)
 		free(x);
 		return NULL;
 	}
+	x->neps = 1;
 	/* Readers walk the list without a lock: publish it whole. */
 	__atomic_store_n(tail, x, __ATOMIC_RELEASE);
 	dof_debug(DOFI_LOG, "EVD %p: a CQ in domain %u", (void *)evd,
 	          dom->index);
 	evd->obj.ia->ctl->progress_watch(evd->obj.ia);
 	return x->cq;
+}
+
+void dofi_evd_cq_put(dofi_evd_t *evd, struct fid_cq *cq)
+{
+	dofi_evd_cq_t *x;
+
+	if (cq == NULL)
+		return;
+	if (cq == evd->cq) {
+		if (evd->cq_neps > 0)
+			evd->cq_neps--;
+		return;
+	}
+	for (x = evd->xcq; x != NULL; x = x->next)
+		if (x->cq == cq) {
+			if (x->neps > 0)
+				x->neps--;
+			return;
+		}
 }
 
 dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
