@@ -229,9 +229,14 @@ static void *dofi_progress_main(void *arg)
 			fd = evd->cq_fd;
 			x = dofi_evd_xcq_first(evd);
 			for (;;) {
-				int n = dofi_cq_fds(cq, fd, &fds[nfds],
-				                    DOFI_PROGRESS_MAX_FDS -
-				                            nfds);
+				/* An EVD has a CQ per DOFI_CQ_SHARD EPs: as
+				 * many fids as fds may not fit either. */
+				int n = nfids < DOFI_PROGRESS_MAX_FDS
+				                ? dofi_cq_fds(
+				                          cq, fd, &fds[nfds],
+				                          DOFI_PROGRESS_MAX_FDS -
+				                                  nfds)
+				                : -1;
 
 				if (n >= 0) {
 					nfds += n;
