@@ -230,6 +230,8 @@ typedef struct dofi_evd_cq {
 	int fd; /* -1 when the CQ has no fd wait object */
 	dofi_dom_t *dom;
 	uint32_t neps; /* EPs bound to it (ia->lock) */
+	/* The CM's last reads of it (dofi_evd_cq_marks). */
+	uint64_t cm_marks[2];
 	struct dofi_evd_cq *next;
 } dofi_evd_cq_t;
 
@@ -287,9 +289,9 @@ typedef struct dofi_evd {
 	} pt;
 	/* Empty dequeues, with no progress thread (dofi_evd_dequeue). */
 	_Atomic unsigned idle_polls;
-	/* The CM's last read of its CQ for a backend's own messages: one
-	 * per pass serves every EP waiting on it (ia->lock). */
-	uint64_t cm_read_mark, cm_read_all_mark;
+	/* The CM's last reads of cq for a backend's own messages: one per
+	 * pass serves every EP waiting on it (ia->lock; dofi_evd_cq_marks). */
+	uint64_t cm_marks[2];
 	/* Set up: walkers of ia->objs may look at it (dofi_evd_ready). */
 	_Atomic int ready;
 	uint64_t cnt[DCNT_EVD_ALL_COUNTERS]; /* dofi_ext_dto.c */
@@ -1027,6 +1029,14 @@ void dofi_evd_destroy(dofi_evd_t *evd);
  */
 struct fid_cq *dofi_evd_cq_get(dofi_evd_t *evd, dofi_dom_t *dom);
 void dofi_evd_cq_put(dofi_evd_t *evd, struct fid_cq *cq);
+/*
+ * What the CM keeps with one CQ of evd (the one an EP is bound to): the
+ * rounds of its last two kinds of reads (dofi_cm_msg.c). ia->lock held;
+ * NULL when cq is not the EVD's.
+ */
+uint64_t *dofi_evd_cq_marks(dofi_evd_t *evd, struct fid_cq *cq);
+/* dofi_evd_flush_cq for one CQ of evd only: the one an EP is bound to. */
+void dofi_evd_flush_one(dofi_evd_t *evd, struct fid_cq *cq, int all);
 /*
  * Move the EVD's CQ completions into its ring: up to qlen events, or all
  * of them (EP teardown, before the contexts they name are freed).

@@ -562,25 +562,25 @@ static void dofi_msg_passive_established(dofi_ep_t *ep)
 /*
  * Whether the requester's RTU came in, reading the receive CQ ourselves:
  * nobody else may be (sockets has no progress thread on it; the consumer
- * waits on its connection EVD). One read of an EVD's CQ per EQ drain
- * serves every EP waiting on it (each read costs libfabric tcp a look at
- * every socket), unless all (the whole CQ: a full ring may hide the RTU)
- * or fresh (a read now) asks for one. ia->lock held, rtu WAIT.
+ * waits on its connection EVD). Only the EVD's CQ the EP is bound to (one
+ * of DOFI_CQ_SHARD EPs), once per EQ drain for every EP waiting on it
+ * (each read costs libfabric tcp a look at every socket of the CQ),
+ * unless all (read on to its end) or fresh (a read now) asks for another.
+ * ia->lock held, rtu WAIT.
  */
 static int dofi_msg_rtu_arrived(dofi_ep_t *ep, int all, int fresh)
 {
 	dofi_msg_ep_t *me = dofi_msg_ep(ep);
 	uint64_t epoch = dofi_msg_ia(ep->obj.ia)->read_epoch;
-
 	dofi_evd_t *evd = ep->recv_evd;
+	uint64_t *mark = dofi_evd_cq_marks(evd, ep->rx_cq);
 
-	/* A read of the whole CQ (all) per round also serves every EP. */
-	if (atomic_load(&me->rtu_done) == DOFI_RTU_PENDING &&
-	    (fresh || (all ? evd->cm_read_all_mark != epoch
-	                   : evd->cm_read_mark != epoch))) {
-		evd->cm_read_mark = epoch;
+	/* A read to the end (all) per round also serves every EP. */
+	if (atomic_load(&me->rtu_done) == DOFI_RTU_PENDING && mark != NULL &&
+	    (fresh || mark[all ? 1 : 0] != epoch)) {
+		mark[0] = epoch;
 		if (all)
-			evd->cm_read_all_mark = epoch;
+			mark[1] = epoch;
 		/*
 		 * A consumer polling for connection events reads this CQ
 		 * now, as one polling the EVD would: the progress thread
@@ -589,7 +589,7 @@ static int dofi_msg_rtu_arrived(dofi_ep_t *ep, int all, int fresh)
 		if (!dofi_progress_on_thread)
 			dofi_evd_count_poll(ep->recv_evd);
 		dofi_msg_rtu_reading = ep;
-		dofi_evd_flush_cq(ep->recv_evd, all);
+		dofi_evd_flush_one(evd, ep->rx_cq, all);
 		dofi_msg_rtu_reading = NULL;
 	}
 	return atomic_load(&me->rtu_done) == DOFI_RTU_ARRIVED;

@@ -1080,6 +1080,32 @@ void dofi_evd_flush_cq(dofi_evd_t *evd, int all)
 		dofi_evd_notify(evd);
 }
 
+void dofi_evd_flush_one(dofi_evd_t *evd, struct fid_cq *cq, int all)
+{
+	int moved;
+
+	if (cq == NULL)
+		return;
+	pthread_mutex_lock(&evd->lock);
+	moved = dofi_evd_drain_cq(evd, cq,
+	                          all ? UINT32_MAX : (uint32_t)evd->qlen);
+	pthread_mutex_unlock(&evd->lock);
+	if (moved > 0)
+		dofi_evd_notify(evd);
+}
+
+uint64_t *dofi_evd_cq_marks(dofi_evd_t *evd, struct fid_cq *cq)
+{
+	dofi_evd_cq_t *x;
+
+	if (cq == evd->cq)
+		return evd->cm_marks;
+	for (x = evd->xcq; x != NULL; x = x->next)
+		if (x->cq == cq)
+			return x->cm_marks;
+	return NULL;
+}
+
 void dofi_evd_progress(dofi_evd_t *evd)
 {
 	dofi_evd_cq_t *x;
