@@ -27,9 +27,13 @@
  * -K N: connection ends instead. The program is the survivor of N
  * rounds: each round it starts a peer (itself, as a client), lets the
  * traffic run for a random 0.3 .. 1.5 s, then kills the peer with
- * SIGKILL and checks what the Endpoints report: every cookie once, in
- * posting order per queue, nothing successful after an error. Rounds end
- * early when the duration is up.
+ * SIGKILL mid-transfer: each Endpoint's thread goes on until it has a
+ * Send, an RDMA Write, an RDMA Read and receives outstanding at once,
+ * and takes nothing more until the kill. It then checks what the
+ * Endpoints report: the connection's end (BROKEN, or DISCONNECTED) within
+ * 1 s of the kill (SOAK_END_LIMIT_US), every cookie once, in posting
+ * order per queue, nothing successful after an error. Rounds end early
+ * when the duration is up.
  *
  * It prints bytes verified and the out-of-order, lost and duplicate
  * counts, and fails if any of these counts is not 0.
@@ -63,6 +67,11 @@
 #define SOAK_RDMA     4         /* RDMA slots (write then read back) */
 #define SOAK_RING     64        /* request cookies in flight, a power of two */
 #define SOAK_END_US   45000000u /* what may still complete at the end */
+/* Kill mode: from the kill to the connection's end on the survivor
+ * (dapl-ofi(7): a killed peer's connections end well within 1 s), and
+ * how long the Endpoints may take to have every kind of DTO out. */
+#define SOAK_END_LIMIT_US 1000000u
+#define SOAK_ARM_US       10000000u
 
 enum { OP_NONE, OP_SEND, OP_WRITE, OP_READ };
 
@@ -101,6 +110,9 @@ struct soak_ep {
 	uint64_t bytes, ooo, lost, dup, bad, after_err, errs;
 	uint64_t flushed, failed; /* error completions */
 	int conn_ended;
+	uint64_t end_us;         /* when the end was dequeued */
+	DAT_EVENT_NUMBER end_ev; /* which end */
+	atomic_int armed;        /* kill mode: every kind out, waiting */
 	int shared; /* one EVD for receives, requests and connection */
 	/* the end of a normal run */
 	atomic_llong my_sent, peer_sent; /* -1 until known */
@@ -114,6 +126,7 @@ static long kill_rounds;
 static int is_client;
 static atomic_int stopping;  /* no new requests */
 static atomic_int killed;    /* kill mode: the peer is gone */
+static atomic_int arm;       /* kill mode: get ready for the kill */
 static uint64_t deadline_us; /* of the traffic */
 static char **self_argv;
 
@@ -510,6 +523,32 @@ static int recv_outstanding(const struct soak_ep *e)
 	return n;
 }
 
+/* Whether a Send, an RDMA Write, an RDMA Read and a receive are all out
+ * (posted, their completions not yet taken). */
+static int all_kinds_out(const struct soak_ep *e)
+{
+	int i, have[4] = {0, 0, 0, 0};
+
+	for (i = 0; i < SOAK_RING; i++)
+		have[e->ring[i].op] = 1;
+	return have[OP_SEND] && have[OP_WRITE] && have[OP_READ] &&
+	       recv_outstanding(e) > 0;
+}
+
+/*
+ * Kill mode: once the kill is near, the first moment every kind of DTO
+ * is out, this thread stops taking completions until the peer is dead:
+ * the kill finds all of them outstanding here.
+ */
+static void wait_for_kill(struct soak_ep *e)
+{
+	if (!atomic_load(&arm) || atomic_load(&e->armed) || !all_kinds_out(e))
+		return;
+	atomic_store(&e->armed, 1);
+	while (!atomic_load(&killed))
+		usleep(100);
+}
+
 /* One event of e's EVDs. 1 when it was a completion of a receive. */
 static int on_event(struct soak_ep *e, const DAT_EVENT *ev)
 {
@@ -526,6 +565,10 @@ static int on_event(struct soak_ep *e, const DAT_EVENT *ev)
 		return 0;
 	case DAT_CONNECTION_EVENT_DISCONNECTED:
 	case DAT_CONNECTION_EVENT_BROKEN:
+		if (!e->conn_ended) {
+			e->end_us = ft_now_us();
+			e->end_ev = ev->event_number;
+		}
 		e->conn_ended = 1;
 		/* fall through */
 	default:
@@ -597,6 +640,8 @@ static void *ep_main(void *arg)
 		if (ft_now_us() >= deadline_us)
 			break;
 		post_some(e);
+		if (kill_rounds)
+			wait_for_kill(e);
 		if (poll_once(e, 1, (idle++ % 64) == 63 ? 200 : 0))
 			idle = 0;
 		pause_some(e, 512);
@@ -889,15 +934,21 @@ static pid_t start_peer(void)
 	return pid;
 }
 
+/* Kill mode, over the rounds: the slowest end, and how the ends came. */
+static uint64_t worst_end_us; /* over the rounds */
+static long broken_ends, disc_ends;
+
 static int kill_round(long round, struct totals *all)
 {
 	struct totals t;
 	pid_t peer;
-	int i, status;
+	int i, status, armed;
 	long delay_ms;
+	uint64_t kill_us, arm_end, slowest = 0;
 
 	atomic_store(&stopping, 0);
 	atomic_store(&killed, 0);
+	atomic_store(&arm, 0);
 	peer = start_peer();
 	FT_REQUIRE(peer > 0, "round %ld: peer started", round);
 	ft_ia_open(ft_opts.ia_name, &ia);
@@ -910,8 +961,23 @@ static int kill_round(long round, struct totals *all)
 	start_threads();
 	delay_ms = 300 + (long)(mix64((uint64_t)round ^ ft_now_us()) % 1200);
 	usleep((useconds_t)delay_ms * 1000);
-	atomic_store(&killed, 1);
+	/* Each thread stops once it has every kind of DTO out. */
+	atomic_store(&arm, 1);
+	arm_end = ft_now_us() + SOAK_ARM_US;
+	do {
+		for (armed = 0, i = 0; i < neps; i++)
+			armed += atomic_load(&eps[i].armed);
+		if (armed < neps)
+			usleep(200);
+	} while (armed < neps && ft_now_us() < arm_end);
+	for (i = 0; i < neps; i++)
+		FT_CHECK(atomic_load(&eps[i].armed),
+		         "round %ld, EP %d: a Send, an RDMA Write, an RDMA "
+		         "Read and receives outstanding at the kill",
+		         round, i);
+	kill_us = ft_now_us();
 	kill(peer, SIGKILL);
+	atomic_store(&killed, 1);
 	waitpid(peer, &status, 0);
 	atomic_store(&stopping, 1);
 	memset(&t, 0, sizeof(t));
@@ -928,13 +994,32 @@ static int kill_round(long round, struct totals *all)
 				on_event(e, &ev);
 		FT_CHECK(e->conn_ended, "round %ld, EP %d: the end reported",
 		         round, i);
+		if (e->conn_ended) {
+			uint64_t took = e->end_us - kill_us;
+
+			FT_CHECK(took <= SOAK_END_LIMIT_US,
+			         "round %ld, EP %d: %s %llu us after the kill "
+			         "(at most %u)",
+			         round, i, ft_event_str(e->end_ev),
+			         (unsigned long long)took, SOAK_END_LIMIT_US);
+			if (took > slowest)
+				slowest = took;
+			if (e->end_ev == DAT_CONNECTION_EVENT_BROKEN)
+				broken_ends++;
+			else
+				disc_ends++;
+		}
 		/* Anything reported late is still counted. */
 		poll_once(e, 0, 0);
 		e->lost += (uint64_t)req_outstanding(e) +
 		           (uint64_t)recv_outstanding(e);
 		add_totals(&t, e);
 	}
-	ft_log("round %ld: peer killed after %ld ms", round, delay_ms);
+	if (slowest > worst_end_us)
+		worst_end_us = slowest;
+	ft_log("round %ld: peer killed after %ld ms; every connection's end "
+	       "within %llu us",
+	       round, delay_ms, (unsigned long long)slowest);
 	print_totals("  this round", &t);
 	all->bytes += t.bytes;
 	all->ooo += t.ooo;
@@ -969,6 +1054,10 @@ static void run_kill(void)
 	}
 	printf("peer kill, %ld rounds: ", r < kill_rounds ? r + 1 : r);
 	print_totals("survivor", &all);
+	printf("connection ends: %ld BROKEN, %ld DISCONNECTED; the slowest "
+	       "%llu us after the kill (limit %u)\n",
+	       broken_ends, disc_ends, (unsigned long long)worst_end_us,
+	       SOAK_END_LIMIT_US);
 	check_totals("survivor", &all);
 }
 
