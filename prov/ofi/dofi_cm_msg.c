@@ -86,6 +86,13 @@
  * Requests reaching it meanwhile are refused.
  */
 #define DOFI_PARK_NS (500ull * 1000000ull)
+/*
+ * How long a passive side waits for the RTU once the requester's end came
+ * first (dofi_msg_shutdown): an RTU sent before that end follows it within
+ * the fabric's own delays; a requester that gave up sent none, and the
+ * accept ends in ACCEPT_COMPLETION_ERROR this much later.
+ */
+#define DOFI_END_RTU_NS (200ull * 1000000ull)
 /* Endpoints set aside at one open (dofi_msg_set_aside). */
 #define DOFI_TOMB_SPARES 4
 
@@ -198,8 +205,11 @@ typedef struct dofi_msg_ep {
 	uint8_t rtu_connected;    /* FI_CONNECTED seen during the wait */
 	_Atomic uint8_t rtu_done; /* DOFI_RTU_PENDING/ARRIVED/FAILED */
 	uint8_t rtu_lazy;         /* looked for lazily (rtu_lazy_n) */
-	dofi_list_t rtu_link;     /* in rtu_wait while rtu is WAIT */
-	uint64_t rtu_seq;         /* its place in rtu_wait */
+	/* The peer's end came during the wait: it follows the RTU, when
+	 * the RTU comes (dofi_msg_shutdown). */
+	uint8_t end_after_rtu;
+	dofi_list_t rtu_link; /* in rtu_wait while rtu is WAIT */
+	uint64_t rtu_seq;     /* its place in rtu_wait */
 	/*
 	 * The accepted message, where the fabric's fi_accept reports the
 	 * connection before it would see the peer end it, and loses such an
@@ -552,11 +562,19 @@ static void dofi_msg_op_done(dofi_op_t *op, int err)
 		dofi_cm_kick(ep);
 }
 
-/* The passive side is connected. ia->lock held. */
+static void dofi_msg_shutdown(dofi_ep_t *ep);
+
+/* The passive side is connected (and perhaps ended). ia->lock held. */
 static void dofi_msg_passive_established(dofi_ep_t *ep)
 {
+	dofi_msg_ep_t *me = dofi_msg_ep(ep);
+	int end = me->end_after_rtu;
+
+	me->end_after_rtu = 0;
 	dofi_msg_rtu_set(ep, DOFI_RTU_NONE);
 	dofi_cm_up_established(ep, NULL, 0);
+	if (end)
+		dofi_msg_shutdown(ep);
 }
 
 /*
@@ -608,8 +626,9 @@ static void dofi_msg_rtu_check(dofi_ep_t *ep, uint64_t now)
 	/* When late, one more read of the CQ per round (all): the RTU may
 	 * have come since the round's first. */
 	if (dofi_msg_rtu_arrived(ep, late, 0)) {
-		/* FI_CONNECTED comes first; the RTU alone proves it too. */
-		if (me->rtu_connected || late)
+		/* FI_CONNECTED comes first; the RTU alone proves it too
+		 * (the peer's end may come in its place). */
+		if (me->rtu_connected || late || me->end_after_rtu)
 			dofi_msg_passive_established(ep);
 		return;
 	}
@@ -1292,7 +1311,8 @@ static uint64_t dofi_msg_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 	 */
 	if (now != 0 && s == DAT_EP_STATE_COMPLETION_PENDING &&
 	    me->rtu == DOFI_RTU_WAIT &&
-	    ((me->rtu_connected && !me->rtu_lazy) || now >= ep->deadline))
+	    ((me->rtu_connected && !me->rtu_lazy) || me->end_after_rtu ||
+	     now >= ep->deadline))
 		dofi_msg_rtu_check(ep, now);
 	/* The head of the RTU wait carries the lazy pass's timer. */
 	if (now != 0 && m->rtu_lazy_n > 0 && now >= m->rtu_lazy_at &&
@@ -1316,7 +1336,8 @@ static uint64_t dofi_msg_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 	}
 	s = atomic_load(&ep->state);
 	if (s == DAT_EP_STATE_COMPLETION_PENDING && me->rtu == DOFI_RTU_WAIT) {
-		*poll = me->rtu_connected && !me->rtu_lazy;
+		*poll = (me->rtu_connected && !me->rtu_lazy) ||
+		        me->end_after_rtu;
 		if (ep->deadline != 0 && ep->deadline < next)
 			next = ep->deadline;
 	}
@@ -1640,6 +1661,7 @@ static dof_status_t dofi_msg_accept(dofi_cr_t *cr, dofi_ep_t *ep,
 	                             ? DOFI_RTU_WAIT
 	                             : DOFI_RTU_NONE);
 	me->rtu_connected = 0;
+	me->end_after_rtu = 0;
 	me->acc = 0; /* the requester waits for it, not we */
 	me->shutdown_sent = 0;
 	if (dofi_msg_open(ep, info) != DOF_OK) {
@@ -1811,6 +1833,28 @@ static void dofi_msg_shutdown(dofi_ep_t *ep)
 		break;
 	case DAT_EP_STATE_COMPLETION_PENDING:
 		me->shutdown_sent = 1;
+		/*
+		 * The requester may have taken the connection and left it
+		 * again, its RTU still on the way: sockets and verbs carry
+		 * the end apart from the data, and it often comes first.
+		 * Wait for the RTU (its receive completes, or the wait's
+		 * deadline): ESTABLISHED, then the end; without it,
+		 * ACCEPT_COMPLETION_ERROR.
+		 */
+		if (me->rtu == DOFI_RTU_WAIT &&
+		    atomic_load(&me->rtu_done) == DOFI_RTU_PENDING) {
+			uint64_t by = dofi_now_ns() + DOFI_END_RTU_NS;
+
+			me->end_after_rtu = 1;
+			if (ep->deadline == 0 || by < ep->deadline)
+				ep->deadline = by;
+			dof_debug(DOFI_LOG,
+			          "EP %p: the requester ended the connection "
+			          "before its RTU came in; waiting for it",
+			          (void *)ep);
+			dofi_cm_schedule(ep); /* looked at every pass */
+			break;
+		}
 		dofi_cm_up_down(ep,
 		                DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
 		                NULL, 0);
@@ -2038,6 +2082,7 @@ static int dofi_msg_ep_close(dofi_ep_t *ep)
 	me->shutdown_sent = 0;
 	me->close_pending = 0;
 	dofi_msg_end_unhold(me);
+	me->end_after_rtu = 0;
 	me->acc = 0;
 	dofi_msg_rtu_set(ep, DOFI_RTU_NONE);
 	return stale;
