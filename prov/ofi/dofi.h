@@ -697,6 +697,12 @@ typedef struct dofi_traits {
 	 * next insert reuses the index (dofi_cm_rdm.c). Elsewhere it goes
 	 * (shm maps every entry's region when an endpoint is enabled). */
 	uint8_t av_keep;
+	/*
+	 * Some error completions carry a negative errno in err (shm before
+	 * libfabric 2.5: a truncated receive's is -FI_ETRUNC), which
+	 * dofi_dto_complete_err reads as the positive one.
+	 */
+	uint8_t cq_err_negated;
 } dofi_traits_t;
 
 /* The row for a libfabric provider name (never NULL). */

@@ -132,24 +132,29 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	dofi_op_t *op = err->op_context;
 	DAT_DTO_COMPLETION_STATUS st;
 	uint8_t posted;
+	int code = err->err;
+
+	/* shm before 2.5 hands some codes over negated (traits). The EVD's
+	 * IA: op's EP may be gone (its flushes are still in the CQ). */
+	if (code < 0 && evd->obj.ia->traits->cq_err_negated)
+		code = -code;
 
 	/* The RDMA Write half of a write with immediate data: no event of
 	 * its own (dofi_ext_dto.c). */
 	if (op != NULL && op->type == DOFI_OP_EXT_SINK) {
-		dofi_ext_sink_err(op, err->err ? err->err : FI_EOTHER);
+		dofi_ext_sink_err(op, code ? code : FI_EOTHER);
 		return 1;
 	}
 	if (op != NULL && dofi_order_due(op))
-		return dofi_dto_order(op, err->err ? err->err : FI_EOTHER,
-		                      err->len, evd);
+		return dofi_dto_order(op, code ? code : FI_EOTHER, err->len,
+		                      evd);
 	if (op == NULL || (posted = atomic_exchange(&op->posted, 0)) == 0)
 		return 1;
 	if (__builtin_expect(DOFI_OP_INTERNAL(op->type), 0)) {
-		op->ep->obj.ia->ctl->cm_op_done(op, err->err ? err->err
-		                                             : FI_EOTHER);
+		op->ep->obj.ia->ctl->cm_op_done(op, code ? code : FI_EOTHER);
 		return 1;
 	}
-	st = dofi_dto_err_status(op, err->err, err->prov_errno);
+	st = dofi_dto_err_status(op, code, err->prov_errno);
 	/*
 	 * A message larger than its receive breaks the connection; so do
 	 * the errors that mean a dead peer on fabrics with no connection
@@ -158,9 +163,9 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	 * is no dead peer.
 	 */
 	if ((op->type == DOFI_OP_RECV &&
-	     (err->err == FI_ETRUNC || err->err == FI_ETOOSMALL)) ||
-	    err->err == FI_ECONNABORTED || err->err == FI_EHOSTUNREACH ||
-	    err->err == FI_ENOTCONN || err->err == FI_ECONNREFUSED)
+	     (code == FI_ETRUNC || code == FI_ETOOSMALL)) ||
+	    code == FI_ECONNABORTED || code == FI_EHOSTUNREACH ||
+	    code == FI_ENOTCONN || code == FI_ECONNREFUSED)
 		op->ep->obj.ia->ctl->cm_break_later(op->ep);
 	dofi_dto_fill(ev, evd, op, st, err->len);
 	if (posted == DOFI_POSTED_AFTER)

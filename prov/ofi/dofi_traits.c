@@ -75,6 +75,8 @@ static const dofi_traits_t dofi_traits_table[] = {
                  * ones. */
                 .late_order = DOFI_ORDER_ALL,
                 .no_sigpipe = 1,
+                /* A truncated receive completes with -FI_ETRUNC. */
+                .cq_err_negated = 1,
         },
         {
                 .prov = "udp;ofi_rxd",
