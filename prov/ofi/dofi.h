@@ -698,6 +698,12 @@ typedef struct dofi_traits {
 	 * (shm maps every entry's region when an endpoint is enabled). */
 	uint8_t av_keep;
 	/*
+	 * Each connection's endpoint binds an AV of its own (dofi_cm_rdm.c):
+	 * shm holds 256 peers an AV and maps each peer inserted into every
+	 * endpoint bound to the AV, whose SAR buffers it shares among them.
+	 */
+	uint8_t av_per_ep;
+	/*
 	 * Some error completions carry a negative errno in err (shm before
 	 * libfabric 2.5: a truncated receive's is -FI_ETRUNC), which
 	 * dofi_dto_complete_err reads as the positive one.

@@ -103,11 +103,13 @@ typedef struct dofi_rdm_sp {
 	struct dofi_rdm_sp *next; /* dofi_rdm_ia_t.dead_sps */
 } dofi_rdm_sp_t;
 
-/* An AV per domain the IA's connections use. */
+/* An AV per domain the IA's connections use; or, where the fabric wants
+ * it (traits->av_per_ep), one per connection, owned by its endpoint. */
 typedef struct dofi_rdm_av {
 	dofi_dom_t *dom;
 	struct fid_av *av;
 	struct dofi_rdm_av *next;
+	int own; /* the connection's own: closed with its endpoint */
 } dofi_rdm_av_t;
 
 typedef struct dofi_rdm_ia {
@@ -410,19 +412,28 @@ static dofi_rdm_chan_t *dofi_rdm_chan_to(dofi_ia_t *ia,
 
 /* ---- addresses ----------------------------------------------------------- */
 
+/*
+ * The AV a new connection's endpoint binds: its domain's, shared by the
+ * IA's connections; or, on a fabric whose AV entries cost every
+ * endpoint bound to it (traits->av_per_ep), one of its own.
+ */
 static dofi_rdm_av_t *dofi_rdm_av_get(dofi_ia_t *ia, dofi_dom_t *dom)
 {
 	dofi_rdm_ia_t *ri = dofi_rdm_ia(ia);
 	struct fi_av_attr attr = {.type = FI_AV_TABLE};
+	int own = ia->traits->av_per_ep;
 	dofi_rdm_av_t *a;
 	int rc;
 
-	for (a = ri->avs; a != NULL; a = a->next)
+	for (a = own ? NULL : ri->avs; a != NULL; a = a->next)
 		if (a->dom == dom)
 			return a;
 	a = calloc(1, sizeof(*a));
 	if (a == NULL)
 		return NULL;
+	/* One peer: the connection's. */
+	if (own)
+		attr.count = 1;
 	rc = fi_av_open(dom->domain, &attr, &a->av, NULL);
 	if (rc != 0) {
 		dof_warn(DOFI_LOG, "fi_av_open: %s", fi_strerror(-rc));
@@ -430,9 +441,21 @@ static dofi_rdm_av_t *dofi_rdm_av_get(dofi_ia_t *ia, dofi_dom_t *dom)
 		return NULL;
 	}
 	a->dom = dom;
-	a->next = ri->avs;
-	ri->avs = a;
+	a->own = own;
+	if (!own) {
+		a->next = ri->avs;
+		ri->avs = a;
+	}
 	return a;
+}
+
+/* A connection's own AV goes once its endpoint is closed. */
+static void dofi_rdm_av_put(dofi_rdm_av_t *a)
+{
+	if (a == NULL || !a->own)
+		return;
+	(void)fi_close(&a->av->fid);
+	free(a);
 }
 
 /* Insert the peer's endpoint address; ep->peer is where DTOs go. */
@@ -497,6 +520,7 @@ static dof_status_t dofi_rdm_open(dofi_ep_t *ep, int passive)
 	struct fid_ep *fep;
 	struct fi_info *info;
 	size_t len = sizeof(re->name);
+	dofi_rdm_av_t *av;
 	dof_status_t st;
 	int extra;
 
@@ -529,17 +553,23 @@ static dof_status_t dofi_rdm_open(dofi_ep_t *ep, int passive)
 	info = ri->conn_info;
 	info->tx_attr->size = ia->info->tx_attr->size;
 	info->rx_attr->size = ia->info->rx_attr->size;
-	re->av = dofi_rdm_av_get(ia, ep->pz->dom);
-	if (re->av == NULL)
+	/* The last connection's own AV, should it still be there. */
+	dofi_rdm_av_put(re->av);
+	re->av = NULL;
+	av = dofi_rdm_av_get(ia, ep->pz->dom);
+	if (av == NULL)
 		return DOF_ERR_NO_RESOURCE;
-	st = dofi_ep_open_fep(ep, info, &re->av->av->fid, NULL, &fep, &extra);
-	if (st != DOF_OK)
+	st = dofi_ep_open_fep(ep, info, &av->av->fid, NULL, &fep, &extra);
+	if (st != DOF_OK) {
+		dofi_rdm_av_put(av);
 		return st;
+	}
 	if (fi_getname(&fep->fid, re->name, &len) != 0 || len == 0 ||
 	    len > sizeof(re->name)) {
 		dof_warn(DOFI_LOG, "EP %p: fi_getname of the endpoint failed",
 		         (void *)ep);
 		(void)fi_close(&fep->fid);
+		dofi_rdm_av_put(av);
 		return DOF_ERR_IO;
 	}
 	re->name_len = (uint16_t)len;
@@ -551,14 +581,17 @@ static dof_status_t dofi_rdm_open(dofi_ep_t *ep, int passive)
 	if (passive && dofi_dto_post_internal_recv(ep, fep, &re->warm_op) !=
 	                       DOF_OK) {
 		(void)fi_close(&fep->fid);
+		dofi_rdm_av_put(av);
 		return DOF_ERR_IO;
 	}
 	re->self_conn = ++ri->next_conn;
 	if (dofi_map_put(&ri->conns, dofi_rdm_key(re->self_conn), ep) !=
 	    DOF_OK) {
 		(void)fi_close(&fep->fid);
+		dofi_rdm_av_put(av);
 		return DOF_ERR_NO_MEMORY;
 	}
+	re->av = av;
 	return dofi_ep_publish_fep(ep, fep);
 }
 
@@ -598,8 +631,12 @@ static void dofi_rdm_forget(dofi_ep_t *ep)
 	if (re->av != NULL && re->fi_peer != FI_ADDR_NOTAVAIL &&
 	    ep->fep == NULL && !ep->obj.ia->traits->av_keep)
 		(void)fi_av_remove(re->av->av, &re->fi_peer, 1, 0);
-	if (ep->fep == NULL)
+	if (ep->fep == NULL) {
 		re->fi_peer = FI_ADDR_NOTAVAIL;
+		/* Its own AV goes with the endpoint bound to it. */
+		dofi_rdm_av_put(re->av);
+		re->av = NULL;
+	}
 }
 
 /* Posting order, for the flush below. */

@@ -77,6 +77,9 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .no_sigpipe = 1,
                 /* A truncated receive completes with -FI_ETRUNC. */
                 .cq_err_negated = 1,
+                /* 256 peers an AV: connections past that need AVs of
+                 * their own. */
+                .av_per_ep = 1,
         },
         {
                 .prov = "udp;ofi_rxd",
