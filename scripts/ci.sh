@@ -103,15 +103,31 @@ runner_summary() {
 		-e 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2 0/p'
 }
 
-# What the RDM run covers: the functional tests and OFED's dtest runs
-# that pass on ofi-rxm every time. Left out while they fail now and then
-# (issue 14): dat_many_eps (32 connects at once under load: a requester's
-# first message waits for rxm past the connect timeout), dat_soak_kill
-# (one round in about four: a connection's end not reported) and dtest -c
-# (a CNO wait with rxm's CQs polled, not waited on). ofi-rxm.exclude
-# lists dat_dto, dat_protect and dat_linkloss with the fabric's reasons.
-rdm_tests() {
-	echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_threads,dat_unreach,dat_hostile,dat_badhandle,dat_ext,dat_srq,dat_msg,dat_rdma,dat_soak,interop_dtest,interop_dtest_W,interop_dtest_p"
+# What the RDM runs cover (issue 14), per IA: the tests that pass there
+# every time; the exclude files (ofi-rxm.exclude, ofi-shm.exclude) give
+# the fabric's reasons for the ones its own limits keep from passing.
+# ofi-shm: the whole suite and OFED's interop group but dat_soak_kill
+# (its killed peer's end races a post on the closed endpoint: a SIGSEGV
+# in dofi_post_request, the RDM liveness work of issue 14).
+# ofi-rxm: the functional tests, dtest, dtestsrq, dtestcm up to 7
+# connections and dapltest. Left out while they fail (issue 14):
+# dat_many_eps and dtestcm from 100 connections (connects at once under
+# load: a requester's first message waits for rxm past the connect
+# timeout, and dtestcm's client then crashes), dat_soak_kill (one round
+# in about four: a connection's end not reported), dtest -c (a CNO wait
+# with rxm's CQs polled, not waited on) and dtestx (write with immediate
+# data is DAT_MODEL_NOT_SUPPORTED: rxm has no FI_RX_CQ_DATA mode and
+# grants no send after write).
+# Each run takes about 2.5 minutes on two shared cores.
+rdm_tests() { # IA
+	case $1 in
+	ofi-shm)
+		echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_dto,dat_protect,dat_many_eps,dat_threads,dat_unreach,dat_hostile,dat_linkloss,dat_badhandle,dat_ext,dat_srq,dat_msg,dat_rdma,dat_soak,interop_dtest,interop_dtest_W,interop_dtest_p,interop_dtest_c,interop_dtestx,interop_dtestx_p,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dtestcm_c100,interop_dtestcm_c250,interop_dtestcm_c256,interop_dtestcm_c1000,interop_dtestcm_c4000,interop_dtestcm_c10000,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
+		;;
+	ofi-rxm)
+		echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_threads,dat_unreach,dat_hostile,dat_badhandle,dat_ext,dat_srq,dat_msg,dat_rdma,dat_soak,interop_dtest,interop_dtest_W,interop_dtest_p,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
+		;;
+	esac
 }
 
 test_job() {
@@ -215,23 +231,27 @@ test_job() {
 	fi
 
 	# RDM fabrics through dapl-ofi's own connection backend: tcp;ofi_rxm
-	# (ofi-shm and ofi-rxd do not pass the functional tests yet).
-	# The soaks run 20 s here: the MSG run above has the long ones.
-	log "conformance on an RDM fabric (fabtests-dat functional and OFED dtest, ofi-rxm on loopback)"
-	local rdm_out="$build/fabtests-dat-rdm.out"
-	BUILDDIR="$build" bash "$top/fabtests-dat/scripts/runfabtests-dat.sh" \
-		--loopback -D ofi-rxm -g all -d 20 -T 180 -v \
-		-t "$(rdm_tests)" \
-		-L "$build/fabtests-dat-rdm.logs" | tee "$rdm_out" || true
-	ft_pass='' ft_fail='' ft_skip=''
-	read -r ft_pass ft_fail ft_skip < <(runner_summary "$rdm_out") || true
-	if [ -z "${ft_pass:-}" ]; then
-		echo "FAIL: the RDM conformance runner printed no summary"
-		fail=$((fail + 1))
-	else
-		pass=$((pass + ft_pass)); fail=$((fail + ft_fail))
-		skip=$((skip + ft_skip))
-	fi
+	# and shm (ofi-rxd does not pass the functional tests yet), each
+	# with the tests of rdm_tests. The soaks run 20 s here: the MSG run
+	# above has the long ones.
+	local rdm_ia rdm_out
+	for rdm_ia in ofi-rxm ofi-shm; do
+		log "conformance on an RDM fabric (fabtests-dat and OFED's interop programs, $rdm_ia on loopback)"
+		rdm_out="$build/fabtests-dat-$rdm_ia.out"
+		BUILDDIR="$build" bash "$top/fabtests-dat/scripts/runfabtests-dat.sh" \
+			--loopback -D "$rdm_ia" -g all -d 20 -T 180 -v \
+			-t "$(rdm_tests "$rdm_ia")" \
+			-L "$build/fabtests-dat-$rdm_ia.logs" | tee "$rdm_out" || true
+		ft_pass='' ft_fail='' ft_skip=''
+		read -r ft_pass ft_fail ft_skip < <(runner_summary "$rdm_out") || true
+		if [ -z "${ft_pass:-}" ]; then
+			echo "FAIL: the $rdm_ia conformance runner printed no summary"
+			fail=$((fail + 1))
+		else
+			pass=$((pass + ft_pass)); fail=$((fail + ft_fail))
+			skip=$((skip + ft_skip))
+		fi
+	done
 
 	log "sanitizers: unit and functional tests under ASan+UBSan"
 	if build "$top/build-asan" \
