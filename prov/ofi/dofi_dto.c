@@ -612,10 +612,15 @@ static inline DAT_COUNT dofi_req_max_iov(const dofi_ep_t *ep, uint8_t type)
 	                               : ep->attr.max_rdma_read_iov;
 }
 
-/* One try at posting a request (the slow path's). */
-static ssize_t dofi_req_post(dofi_ep_t *ep, dofi_op_t *op, uint8_t type,
-                             struct iovec *iov, void **desc, size_t count,
-                             struct fi_rma_iov *rmap, uint64_t wflags)
+/*
+ * One try at posting a request (the slow path's), to fep: the endpoint
+ * the post found, read once (a retry must not read ep->fep again after
+ * the connection's end).
+ */
+static ssize_t dofi_req_post(dofi_ep_t *ep, struct fid_ep *fep, dofi_op_t *op,
+                             uint8_t type, struct iovec *iov, void **desc,
+                             size_t count, struct fi_rma_iov *rmap,
+                             uint64_t wflags)
 {
 	struct fi_rma_iov rma = *rmap;
 
@@ -627,12 +632,12 @@ static ssize_t dofi_req_post(dofi_ep_t *ep, dofi_op_t *op, uint8_t type,
 		void *d = count ? desc[0] : NULL;
 
 		return type == DOFI_OP_SEND
-		               ? fi_send(ep->fep, buf, len, d, ep->peer, op)
+		               ? fi_send(fep, buf, len, d, ep->peer, op)
 		       : type == DOFI_OP_WRITE
-		               ? fi_write(ep->fep, buf, len, d, ep->peer,
-		                          rma.addr, rma.key, op)
-		               : fi_read(ep->fep, buf, len, d, ep->peer,
-		                         rma.addr, rma.key, op);
+		               ? fi_write(fep, buf, len, d, ep->peer, rma.addr,
+		                          rma.key, op)
+		               : fi_read(fep, buf, len, d, ep->peer, rma.addr,
+		                         rma.key, op);
 	} else if (type == DOFI_OP_SEND) {
 		struct fi_msg msg = {
 		        .msg_iov = iov,
@@ -642,7 +647,7 @@ static ssize_t dofi_req_post(dofi_ep_t *ep, dofi_op_t *op, uint8_t type,
 		        .context = op,
 		};
 
-		return fi_sendmsg(ep->fep, &msg, FI_COMPLETION);
+		return fi_sendmsg(fep, &msg, FI_COMPLETION);
 	} else {
 		struct fi_msg_rma msg = {
 		        .msg_iov = iov,
@@ -655,9 +660,8 @@ static ssize_t dofi_req_post(dofi_ep_t *ep, dofi_op_t *op, uint8_t type,
 		};
 
 		return type == DOFI_OP_WRITE
-		               ? fi_writemsg(ep->fep, &msg,
-		                             FI_COMPLETION | wflags)
-		               : fi_readmsg(ep->fep, &msg, FI_COMPLETION);
+		               ? fi_writemsg(fep, &msg, FI_COMPLETION | wflags)
+		               : fi_readmsg(fep, &msg, FI_COMPLETION);
 	}
 }
 
@@ -680,6 +684,7 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	struct fi_rma_iov rma;
 	size_t count = 0;
 	DAT_MEM_PRIV_FLAGS need;
+	struct fid_ep *fep;
 	DAT_COUNT max_iov;
 	uint64_t wflags;
 	dofi_op_t *op;
@@ -693,9 +698,10 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	ret = dofi_post_flags_ok(flags);
 	if (ret != DAT_SUCCESS)
 		return ret;
+	fep = ep->fep;
 	if (atomic_load_explicit(&ep->state, memory_order_acquire) !=
 	            DAT_EP_STATE_CONNECTED ||
-	    ep->fep == NULL)
+	    fep == NULL)
 		return DAT_ERROR(DAT_INVALID_STATE,
 		                 atomic_load(&ep->state) ==
 		                                 DAT_EP_STATE_DISCONNECT_PENDING
@@ -764,11 +770,22 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	dofi_order_prepare(ep, op, type == DOFI_OP_READ || wflags != 0);
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 
-	rc = DOFI_RETRY(ep->tx_cq, dofi_req_post(ep, op, type, iov, desc, count,
-	                                         &rma, wflags));
+	rc = DOFI_RETRY_POST(ep, ep->tx_cq,
+	                     dofi_req_post(ep, fep, op, type, iov, desc, count,
+	                                   &rma, wflags));
 	if (rc != 0) {
-		atomic_store(&op->posted, 0);
+		/* The connection's end flushed it meanwhile (reported). */
+		if (atomic_exchange(&op->posted, 0) == 0)
+			return DAT_SUCCESS;
 		dofi_order_unposted(ep, op);
+		if (!dofi_post_live(ep)) {
+			dof_debug(DOFI_LOG,
+			          "EP %p: the connection ended while a post "
+			          "waited for room",
+			          (void *)ep);
+			return DAT_ERROR(DAT_INVALID_STATE,
+			                 DAT_INVALID_STATE_EP_DISCONNECTED);
+		}
 		dof_info(DOFI_LOG, "EP %p: post failed: %s", (void *)ep,
 		         fi_strerror((int)-rc));
 		return dofi_status_to_dat(dofi_fi_status((int)rc));
@@ -874,8 +891,13 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		atomic_store_explicit(&ep->last_req, op, memory_order_relaxed);
 		return DAT_SUCCESS;
 	}
-	/* Not posted: the slow path retries or reports it. */
-	atomic_store_explicit(&op->posted, 0, memory_order_relaxed);
+	/*
+	 * Not posted: the slow path retries or reports it; unless the
+	 * connection's end flushed it meanwhile (a failed post's only
+	 * read-modify-write), which reported it.
+	 */
+	if (atomic_exchange(&op->posted, 0) == 0)
+		return DAT_SUCCESS;
 	dofi_order_unposted(ep, op);
 slow:
 	return dofi_post_request_slow(h, type, nseg, segs, cookie, remote,
@@ -908,7 +930,12 @@ DAT_RETURN dofi_ep_post_rdma_read(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	                         flags);
 }
 
-static ssize_t dofi_recv_post(dofi_ep_t *ep, dofi_op_t *op)
+/*
+ * Post a receive to fep, the endpoint the post found (read once); it
+ * stops retrying once the connection has ended (a replay at the
+ * endpoint's opening never meets an ended one).
+ */
+static ssize_t dofi_recv_post(dofi_ep_t *ep, struct fid_ep *fep, dofi_op_t *op)
 {
 	struct fi_msg msg = {
 	        .msg_iov = op->iov,
@@ -918,14 +945,14 @@ static ssize_t dofi_recv_post(dofi_ep_t *ep, dofi_op_t *op)
 	};
 	ssize_t rc;
 
-	rc = DOFI_RETRY(
-	        ep->rx_cq,
+	rc = DOFI_RETRY_POST(
+	        ep, ep->rx_cq,
 	        op->iov_count <= 1
-	                ? fi_recv(ep->fep,
+	                ? fi_recv(fep,
 	                          op->iov_count ? op->iov[0].iov_base : NULL,
 	                          op->iov_count ? op->iov[0].iov_len : 0,
 	                          op->iov_count ? op->desc[0] : NULL, 0, op)
-	                : fi_recvmsg(ep->fep, &msg, FI_COMPLETION));
+	                : fi_recvmsg(fep, &msg, FI_COMPLETION));
 	return rc;
 }
 
@@ -958,6 +985,7 @@ dofi_post_recv_slow(DAT_EP_HANDLE h, DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
 	DAT_DTO_COMPLETION_STATUS st;
 	DAT_SEG_LENGTH total = 0;
 	DAT_EP_STATE state;
+	struct fid_ep *fep;
 	size_t count = 0;
 	dofi_op_t *op;
 	DAT_RETURN ret;
@@ -1007,12 +1035,14 @@ dofi_post_recv_slow(DAT_EP_HANDLE h, DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
 	}
 	dofi_recv_fill(ep, op, count, cookie, total, flags);
 
-	if (ep->fep == NULL) {
+	fep = ep->fep;
+	if (fep == NULL) {
 		dofi_ia_t *ia = ep->obj.ia;
 
 		/* No libfabric endpoint yet: queue, in order. */
 		pthread_mutex_lock(&ia->lock);
-		if (ep->fep == NULL) {
+		fep = ep->fep;
+		if (fep == NULL) {
 			dofi_op_list_append(&ep->recv_pool, &ep->pend_head,
 			                    &ep->pend_tail, op);
 			pthread_mutex_unlock(&ia->lock);
@@ -1022,10 +1052,15 @@ dofi_post_recv_slow(DAT_EP_HANDLE h, DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
 		}
 		pthread_mutex_unlock(&ia->lock);
 	}
-	rc = dofi_recv_post(ep, op);
+	rc = dofi_recv_post(ep, fep, op);
 	if (rc != 0) {
-		atomic_store(&op->posted, 0);
+		/* The connection's end flushed it meanwhile (reported). */
+		if (atomic_exchange(&op->posted, 0) == 0)
+			return DAT_SUCCESS;
 		dofi_pool_put(&ep->recv_pool, op);
+		if (!dofi_post_live(ep))
+			return DAT_ERROR(DAT_INVALID_STATE,
+			                 DAT_INVALID_STATE_EP_DISCONNECTED);
 		dof_info(DOFI_LOG, "EP %p: receive post failed: %s", (void *)ep,
 		         fi_strerror((int)-rc));
 		return dofi_status_to_dat(dofi_fi_status((int)rc));
@@ -1079,7 +1114,9 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	rc = fi_recv(fep, op->iov[0].iov_base, len, op->desc[0], 0, op);
 	if (dofi_likely(rc == 0))
 		return DAT_SUCCESS;
-	atomic_store_explicit(&op->posted, 0, memory_order_relaxed);
+	/* As for requests: the connection's end may have flushed it. */
+	if (atomic_exchange(&op->posted, 0) == 0)
+		return DAT_SUCCESS;
 	dofi_pool_put(&ep->recv_pool, op);
 slow:
 	return dofi_post_recv_slow(h, nseg, segs, cookie, flags);
@@ -1166,7 +1203,7 @@ dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep)
 		dofi_op_t *op = &ep->recv_pool.ops[ep->pend_head];
 		uint32_t next = op->next;
 
-		if (dofi_recv_post(ep, op) != 0)
+		if (dofi_recv_post(ep, ep->fep, op) != 0)
 			return DOF_ERR_IO;
 		ep->pend_head = next;
 		if (next == DOFI_POOL_NONE)

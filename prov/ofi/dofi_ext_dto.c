@@ -102,8 +102,14 @@ static inline DAT_RETURN dofi_ext_posted(dofi_ep_t *ep, dofi_op_t *op)
 static DAT_RETURN dofi_ext_refused(dofi_ep_t *ep, dofi_op_t *op, ssize_t rc,
                                    const char *what)
 {
-	atomic_store(&op->posted, 0);
+	/* The connection's end flushed it meanwhile, and reported it. */
+	if (atomic_exchange(&op->posted, 0) == 0)
+		return DAT_SUCCESS;
 	dofi_order_unposted(ep, op);
+	/* The connection ended while it waited for room (DOFI_RETRY_POST). */
+	if (!dofi_post_live(ep))
+		return DAT_ERROR(DAT_INVALID_STATE,
+		                 DAT_INVALID_STATE_EP_DISCONNECTED);
 	dof_info(DOFI_LOG, "EP %p: %s: post failed: %s", (void *)ep, what,
 	         fi_strerror((int)-rc));
 	return dofi_status_to_dat(dofi_fi_status((int)rc));
@@ -194,10 +200,11 @@ DAT_RETURN dofi_ext_write_imm(DAT_EP_HANDLE h, DAT_COUNT nseg,
 		        .data = imm,
 		};
 
-		rc = DOFI_RETRY(ep->tx_cq,
-		                fi_writemsg(ep->fep, &msg,
-		                            FI_COMPLETION | FI_REMOTE_CQ_DATA |
-		                                    wflags));
+		rc = DOFI_RETRY_POST(ep, ep->tx_cq,
+		                     fi_writemsg(ep->fep, &msg,
+		                                 FI_COMPLETION |
+		                                         FI_REMOTE_CQ_DATA |
+		                                         wflags));
 	} else {
 		struct fi_msg_rma wmsg = {
 		        .msg_iov = iov,
@@ -223,19 +230,19 @@ DAT_RETURN dofi_ext_write_imm(DAT_EP_HANDLE h, DAT_COUNT nseg,
 			rc = 0;
 		else if (count == 1 && ia->traits->delivery_write &&
 		         total <= ia->info->tx_attr->inject_size)
-			rc = DOFI_RETRY(
-			        ep->tx_cq,
+			rc = DOFI_RETRY_POST(
+			        ep, ep->tx_cq,
 			        fi_inject_write(ep->fep, iov[0].iov_base, total,
 			                        ep->peer, rma.addr, rma.key));
 		else
-			rc = DOFI_RETRY(ep->tx_cq,
-			                fi_writemsg(ep->fep, &wmsg, 0));
+			rc = DOFI_RETRY_POST(ep, ep->tx_cq,
+			                     fi_writemsg(ep->fep, &wmsg, 0));
 		if (rc == 0)
-			rc = DOFI_RETRY(ep->tx_cq,
-			                fi_sendmsg(ep->fep, &smsg,
-			                           FI_COMPLETION |
-			                                   FI_REMOTE_CQ_DATA |
-			                                   wflags));
+			rc = DOFI_RETRY_POST(
+			        ep, ep->tx_cq,
+			        fi_sendmsg(ep->fep, &smsg,
+			                   FI_COMPLETION | FI_REMOTE_CQ_DATA |
+			                           wflags));
 	}
 	if (dofi_unlikely(rc != 0))
 		return dofi_ext_refused(ep, op, rc, what);
@@ -306,20 +313,20 @@ DAT_RETURN dofi_ext_atomic(DAT_EP_HANDLE h, uint8_t type, uint64_t v0,
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 	result = (void *)(uintptr_t)t.virtual_address;
 	if (type == DOFI_OP_EXT_FADD)
-		rc = DOFI_RETRY(
-		        ep->tx_cq,
+		rc = DOFI_RETRY_POST(
+		        ep, ep->tx_cq,
 		        fi_fetch_atomic(
 		                ep->fep, &op->ext_val[0], 1, NULL, result,
 		                lmr->desc, ep->peer, remote->virtual_address,
 		                remote->rmr_context, FI_UINT64, FI_SUM, op));
 	else
-		rc = DOFI_RETRY(ep->tx_cq,
-		                fi_compare_atomic(ep->fep, &op->ext_val[0], 1,
-		                                  NULL, &op->ext_val[1], NULL,
-		                                  result, lmr->desc, ep->peer,
-		                                  remote->virtual_address,
-		                                  remote->rmr_context,
-		                                  FI_UINT64, FI_CSWAP, op));
+		rc = DOFI_RETRY_POST(
+		        ep, ep->tx_cq,
+		        fi_compare_atomic(
+		                ep->fep, &op->ext_val[0], 1, NULL,
+		                &op->ext_val[1], NULL, result, lmr->desc,
+		                ep->peer, remote->virtual_address,
+		                remote->rmr_context, FI_UINT64, FI_CSWAP, op));
 	if (dofi_unlikely(rc != 0))
 		return dofi_ext_refused(ep, op, rc, what);
 	return dofi_ext_posted(ep, op);

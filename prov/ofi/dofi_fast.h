@@ -200,6 +200,34 @@ static inline int dofi_retry_more(int tries, uint64_t *until)
 		dofi_rc_;                                                 \
 	})
 
+/*
+ * Whether a consumer's post to ep, retrying -FI_EAGAIN, may call into
+ * libfabric again: not once the connection has ended. An RDM backend
+ * closes the libfabric endpoint a grace period after the end (dofi_cm_rdm.c),
+ * so a post must be out of libfabric by then, not retrying for a second.
+ * A load, only on the retry path.
+ */
+static inline int dofi_post_live(const dofi_ep_t *ep)
+{
+	return atomic_load_explicit(&ep->state, memory_order_acquire) !=
+	       DAT_EP_STATE_DISCONNECTED;
+}
+
+/* DOFI_RETRY for a consumer's post to ep: it stops once the connection
+ * has ended (dofi_post_live), with the last return (-FI_EAGAIN). */
+#define DOFI_RETRY_POST(ep, cq, call)                                     \
+	__extension__({                                                   \
+		ssize_t dofi_rc_;                                         \
+		int dofi_tries_ = 0;                                      \
+		uint64_t dofi_until_ = 0;                                 \
+		do                                                        \
+			dofi_rc_ = (call);                                \
+		while (dofi_rc_ == -FI_EAGAIN && dofi_post_live(ep) &&    \
+		       dofi_retry_eagain((cq), dofi_rc_) == -FI_EAGAIN && \
+		       dofi_retry_more(++dofi_tries_, &dofi_until_));     \
+		dofi_rc_;                                                 \
+	})
+
 /* ---- completions --------------------------------------------------------- */
 
 /* The event of a standard DTO (the completion path's own). */
