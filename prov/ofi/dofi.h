@@ -442,6 +442,9 @@ typedef struct dofi_ep {
 	 * in the cache line of obj and state. */
 	uint8_t counting;
 	uint8_t ext_flags; /* DOFI_EXT_EP_* (below) */
+	/* A receive completed in error: later ones do not succeed (read on
+	 * every completion of a receive; dofi_dto_complete_err). */
+	uint8_t recv_failed;
 	dofi_pz_t *pz;
 	dofi_evd_t *recv_evd;
 	dofi_evd_t *req_evd;

@@ -1477,6 +1477,7 @@ void dofi_cm_ep_teardown(dofi_ep_t *ep)
 	ep->graceful = 0;
 	/* A new connection starts unbroken. */
 	ep->dto_error = 0;
+	ep->recv_failed = 0;
 	atomic_store(&ep->break_pending, 0);
 	ep->peer = FI_ADDR_UNSPEC;
 	dofi_cm_schedule(ep);

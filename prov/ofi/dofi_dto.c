@@ -156,14 +156,17 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	}
 	st = dofi_dto_err_status(op, code, err->prov_errno);
 	/*
-	 * A message larger than its receive breaks the connection; so do
-	 * the errors that mean a dead peer on fabrics with no connection
-	 * of their own (efa, rxm: ECONNABORTED, EHOSTUNREACH, ENOTCONN;
-	 * rxd: ECONNREFUSED), which nothing else would end. FI_EADDRNOTAVAIL
-	 * is no dead peer.
+	 * A receive that failed breaks the connection, as on InfiniBand,
+	 * and no later receive succeeds (dofi_dto_complete): a message
+	 * larger than its receive, or one an RDM fabric could not place
+	 * (shm: EIO, its sender gone). So do the errors that mean a dead
+	 * peer on fabrics with no connection of their own (efa, rxm:
+	 * ECONNABORTED, EHOSTUNREACH, ENOTCONN; rxd: ECONNREFUSED), which
+	 * nothing else would end. FI_EADDRNOTAVAIL is no dead peer.
 	 */
-	if ((op->type == DOFI_OP_RECV &&
-	     (code == FI_ETRUNC || code == FI_ETOOSMALL)) ||
+	if (op->type == DOFI_OP_RECV && st != DAT_DTO_ERR_FLUSHED)
+		op->ep->recv_failed = 1;
+	if ((op->type == DOFI_OP_RECV && st != DAT_DTO_ERR_FLUSHED) ||
 	    code == FI_ECONNABORTED || code == FI_EHOSTUNREACH ||
 	    code == FI_ENOTCONN || code == FI_ECONNREFUSED)
 		op->ep->obj.ia->ctl->cm_break_later(op->ep);

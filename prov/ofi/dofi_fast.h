@@ -322,6 +322,16 @@ dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
 	/* A receive a write with immediate data consumed (dofi_ext_dto.c). */
 	if (dofi_unlikely(entry->flags & FI_REMOTE_CQ_DATA))
 		return dofi_ext_complete_recv(entry, op, ev, evd);
+	/*
+	 * After a receive failed, none succeeds, as on an InfiniBand queue
+	 * pair in error: an RDM fabric may still place messages that
+	 * followed the failed one (shm: what a dead peer had copied).
+	 */
+	if (dofi_unlikely(op->ep->recv_failed) && op->type == DOFI_OP_RECV) {
+		dofi_dto_fill_std(ev, evd, op, DAT_DTO_ERR_FLUSHED, 0);
+		dofi_op_release(op);
+		return 0;
+	}
 	suppress = op->suppress;
 	if (dofi_likely(!suppress))
 		dofi_dto_fill_std(ev, evd, op, DAT_DTO_SUCCESS,
