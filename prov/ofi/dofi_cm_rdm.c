@@ -20,8 +20,11 @@
  * Data: one RDM fi_endpoint per connected EP, bound to its domain's AV
  * (FI_AV_TABLE, one per domain: the IA's, or a PZ's own) and the EVDs'
  * CQs. The peer's endpoint address comes in the REQ or REP and is
- * inserted in the AV; ep->peer is where DTOs go. Closing the endpoint
- * ends the connection; flushes are the generic model's.
+ * inserted in the AV; ep->peer is where DTOs go. A connection ends here
+ * (dofi_rdm_stop) with the EP's state, then its receives taken back and
+ * flushed, its requests flushed; its endpoint closes DOFI_RDM_CLOSE_NS
+ * later, from the timers, or at EP reset or free: a post that read the
+ * old state may still be inside libfabric.
  *
  * Everything read from a channel is untrusted: framed and checked by the
  * codec, admitted against the channel's HELLO, matched against the
@@ -53,6 +56,13 @@
 #define DOFI_RDM_LINK_MS     20000ull
 #define DOFI_RDM_LINK_MIN_MS 1000ull
 #define DOFI_RDM_EVENTS      64
+/*
+ * How long after a connection's end its endpoint stays open: posts take
+ * no lock of ours, and one that read the state just before the end is
+ * out of libfabric by then (a post retrying EAGAIN stops at the end:
+ * DOFI_RETRY_POST). As DOFI_CLOSE_NS on MSG fabrics (dofi_cm_msg.c).
+ */
+#define DOFI_RDM_CLOSE_NS (20ull * 1000000ull)
 
 /* What an epoll entry is (the first member of each). */
 enum { RDM_POLL_LISTEN = 1, RDM_POLL_CHAN };
@@ -140,6 +150,9 @@ typedef struct dofi_rdm_ep {
 	/* The passive side's receive for the active side's first message
 	 * (dofi_rdm_warm). */
 	dofi_op_t warm_op;
+	/* Ended (dofi_rdm_stop): the endpoint closes at close_at. */
+	int close_pending;
+	uint64_t close_at;
 	/* A REQ waiting for its channel's HELLO. */
 	uint64_t qual;
 	uint16_t plen;
@@ -716,20 +729,120 @@ static void dofi_rdm_close_locked(dofi_ep_t *ep)
 }
 
 /*
- * The connection is over here: close its endpoint. An RDM endpoint
- * reports nothing of what its close drops, and cancels receives in an
- * order of its own (rxm), so what completed is read first, then what is
- * still posted is flushed by us, receives and requests each in posting
- * order, as an InfiniBand queue pair flushes. ia->lock held.
+ * Take the receives still posted back from the endpoint and report them
+ * flushed, in posting order, so that nothing more lands in a buffer the
+ * consumer is told is flushed. fi_cancel on shm, rxm and rxd (libfabric
+ * 1.17) takes a receive off the provider's queue and writes an
+ * FI_ECANCELED completion for it, but answers 0 whether it found it or
+ * not, so its answer says nothing. Each receive is made ours (posted 0)
+ * before its cancel, so that what the provider reports of it is dropped,
+ * and the cancels go from the last posted to the first: a message that
+ * the provider matches meanwhile (shm delivers what a dead peer had
+ * copied already) takes the first receive still posted, never one after
+ * a receive cancelled. The completions the cancels wrote are read at
+ * once: none outlives the connection. What a provider cannot cancel, a
+ * receive a message of several segments has begun to fill (rxm, or shm
+ * without CMA), is written to until the endpoint closes. ia->lock held.
+ */
+static void dofi_rdm_cancel_recvs(dofi_ep_t *ep)
+{
+	dofi_pool_t *pool = &ep->recv_pool;
+	uint32_t i, n = 0, seen = dofi_pool_seen(pool);
+	dofi_op_t **v;
+
+	if (dofi_pool_used(pool) == 0)
+		return;
+	v = malloc(seen * sizeof(*v));
+	for (i = 0; i < seen; i++) {
+		dofi_op_t *op = &pool->ops[i];
+
+		if (!atomic_load(&op->posted))
+			continue;
+		if (v != NULL) {
+			v[n++] = op;
+			continue;
+		}
+		/* No memory for the sort: in the pool's order. */
+		if (atomic_exchange(&op->posted, 0) != 0) {
+			(void)fi_cancel(&ep->fep->fid, op);
+			dofi_dto_flush_op(op);
+		}
+	}
+	if (v == NULL)
+		return;
+	qsort(v, n, sizeof(*v), dofi_rdm_seq_cmp);
+	for (i = n; i-- > 0;) {
+		if (atomic_exchange(&v[i]->posted, 0) == 0) {
+			v[i] = NULL; /* completed meanwhile, and reported */
+			continue;
+		}
+		(void)fi_cancel(&ep->fep->fid, v[i]);
+	}
+	if (ep->recv_evd != NULL)
+		dofi_evd_flush_one(ep->recv_evd, ep->rx_cq, 1);
+	for (i = 0; i < n; i++)
+		if (v[i] != NULL)
+			dofi_dto_flush_op(v[i]);
+	free(v);
+}
+
+/*
+ * The connection is over here (the EP's state says so: posts are
+ * refused): take back and flush what is posted, and close the endpoint
+ * DOFI_RDM_CLOSE_NS later (dofi_rdm_ep_timers), or at EP reset or free,
+ * whichever comes first. What completed is read first; then receives
+ * (dofi_rdm_cancel_recvs) and requests are flushed, each in posting
+ * order, as an InfiniBand queue pair flushes. A request libfabric still
+ * carries may complete later: that is dropped. Messages about the
+ * connection are dropped from now on. ia->lock held.
+ */
+static void dofi_rdm_stop(dofi_ep_t *ep)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+
+	/* The endpoint stays: only the connection's id goes. */
+	dofi_rdm_forget(ep);
+	if (ep->fep == NULL || re->close_pending)
+		return;
+	if (dofi_pool_used(&ep->recv_pool) > 0 ||
+	    dofi_pool_used(&ep->req_pool) > 0)
+		dofi_cm_read_cqs(ep);
+	/* The passive side's first receive, if nothing took it. */
+	if (atomic_exchange(&re->warm_op.posted, 0) != 0)
+		(void)fi_cancel(&ep->fep->fid, &re->warm_op);
+	dofi_dto_order_drop(ep);
+	/* On an SRQ: it takes no more receives for the flush to leave. */
+	if (ep->srq != NULL)
+		dofi_srq_ep_stop(ep);
+	dofi_rdm_cancel_recvs(ep);
+	dofi_rdm_flush_pool(&ep->req_pool);
+	/* What libfabric says later of the flushed ops is read at the
+	 * close (dofi_rdm_close_fep), before any op is used again. */
+	ep->cq_stale = 1;
+	re->close_pending = 1;
+	re->close_at = dofi_now_ns() + DOFI_RDM_CLOSE_NS;
+	dof_debug(DOFI_LOG,
+	          "EP %p: connection over; its endpoint closes in %llu ms",
+	          (void *)ep, DOFI_RDM_CLOSE_NS / 1000000ull);
+}
+
+/*
+ * Close the endpoint: at the grace period's end, or at EP reset or free.
+ * An RDM endpoint reports nothing of what its close drops, and cancels
+ * receives in an order of its own (rxm), so what completed is read
+ * first, then what is still posted is flushed by us (a post that raced
+ * the end), receives and requests each in posting order. Returns 1 when
+ * the CQs may still hold entries of the EP's ops. ia->lock held.
  */
 static int dofi_rdm_close_fep(dofi_ep_t *ep)
 {
 	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
 	int owed;
 
+	re->close_pending = 0;
 	if (ep->fep == NULL)
 		return 0;
-	owed = dofi_pool_used(&ep->recv_pool) > 0 ||
+	owed = ep->cq_stale || dofi_pool_used(&ep->recv_pool) > 0 ||
 	       dofi_pool_used(&ep->req_pool) > 0;
 	if (owed)
 		dofi_cm_read_cqs(ep);
@@ -742,6 +855,7 @@ static int dofi_rdm_close_fep(dofi_ep_t *ep)
 	dofi_rdm_flush_pool(&ep->req_pool);
 	dofi_rdm_close_locked(ep);
 	ep->cq_stale = owed;
+	/* Its peer's address (and the EP's own AV) go with it. */
 	dofi_rdm_forget(ep);
 	return owed;
 }
@@ -854,7 +968,7 @@ static void dofi_rdm_disconnect(dofi_ep_t *ep)
 	}
 	re->st = RDM_EP_DOWN;
 	dofi_rdm_detach(ep);
-	(void)dofi_rdm_close_fep(ep);
+	dofi_rdm_stop(ep);
 }
 
 /* ---- service points ------------------------------------------------------ */
@@ -1212,8 +1326,10 @@ static void dofi_rdm_end(dofi_ep_t *ep, int broken)
 			dof_info(DOFI_LOG, "EP %p: the peer is gone: "
 			                   "connection broken",
 			         (void *)ep);
+			/* Posts see the end before the flushes. */
+			atomic_store(&ep->state, DAT_EP_STATE_DISCONNECTED);
 			ep->dto_error = 1;
-			(void)dofi_rdm_close_fep(ep);
+			dofi_rdm_stop(ep);
 			dofi_cm_up_link_lost(ep);
 		} else {
 			dofi_cm_up_peer_end(ep);
@@ -1497,6 +1613,18 @@ static uint64_t dofi_rdm_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
 
 	*poll = 0;
+	/* An ended connection's endpoint, at the grace period's end. */
+	if (re != NULL && re->close_pending) {
+		if (now == 0 || now < re->close_at)
+			return re->close_at;
+		dof_debug(DOFI_LOG,
+		          "EP %p: closing the ended connection's endpoint",
+		          (void *)ep);
+		if (dofi_rdm_close_fep(ep))
+			dofi_cm_read_cqs(ep);
+		ep->cq_stale = 0;
+		return UINT64_MAX;
+	}
 	if (re != NULL && re->st == RDM_EP_WARM &&
 	    atomic_load(&ep->state) == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
 		if (now != 0)
@@ -1519,7 +1647,7 @@ static uint64_t dofi_rdm_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 	if (now != 0 && now >= ep->deadline) {
 		dof_info(DOFI_LOG, "EP %p: no RTU from the requester in time",
 		         (void *)ep);
-		dofi_rdm_disconnect(ep);
+		/* The state first, then the backend's end (DREQ, flushes). */
 		dofi_cm_up_down(ep,
 		                DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
 		                NULL, 0);
