@@ -225,6 +225,100 @@ long bench_count_fds(void)
 	return n - 1; /* the directory's own */
 }
 
+static int bench_cmp_ul(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a;
+	unsigned long y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The inodes of this process's sockets, sorted; their count, or -1. */
+static long bench_sock_inodes(unsigned long **out)
+{
+	char path[300], link[64];
+	unsigned long *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	ssize_t len;
+	DIR *d;
+
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		if (strncmp(link, "socket:[", 8) != 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -1;
+			}
+			v = nv;
+		}
+		v[n++] = strtoul(link + 8, NULL, 10);
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), bench_cmp_ul);
+	*out = v;
+	return (long)n;
+}
+
+int bench_count_tcp(uint16_t port, struct bench_socks *out)
+{
+	static const char *const files[] = {"/proc/self/net/tcp",
+	                                    "/proc/self/net/tcp6"};
+	unsigned long *inodes = NULL, ino;
+	unsigned int lport, rport, st;
+	char line[512], laddr[64], raddr[64];
+	long n;
+	size_t f;
+	FILE *fp;
+
+	memset(out, 0, sizeof(*out));
+	n = bench_sock_inodes(&inodes);
+	if (n < 0)
+		return -1;
+	for (f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		fp = fopen(files[f], "r");
+		if (!fp)
+			continue;
+		/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
+		while (fgets(line, sizeof(line), fp)) {
+			if (sscanf(line,
+			           " %*s %63[0-9A-Fa-f]:%x %63[0-9A-Fa-f]:%x "
+			           "%x "
+			           "%*s %*s %*s %*s %*s %lu",
+			           laddr, &lport, raddr, &rport, &st,
+			           &ino) != 6)
+				continue;
+			if (n == 0 || !bsearch(&ino, inodes, (size_t)n,
+			                       sizeof(*inodes), bench_cmp_ul))
+				continue;
+			if (st == 0x0A) /* TCP_LISTEN */
+				out->listening++;
+			else if (lport == port || rport == port)
+				out->on_port++;
+			else
+				out->other++;
+		}
+		fclose(fp);
+	}
+	free(inodes);
+	return 0;
+}
+
 long bench_raise_nofile(void)
 {
 	struct rlimit rl;
@@ -290,10 +384,15 @@ void bench_usage(const struct bench_opts *o, const char *desc, unsigned tests)
 	        "FI_WAIT_NONE)\n"
 	        "  --raw-thread=safe  raw: FI_THREAD_SAFE (default "
 	        "FI_THREAD_DOMAIN)\n"
+	        "  --raw-ep=msg|rdm  raw: the endpoint type (default: MSG "
+	        "where the provider\n"
+	        "                  has it, else RDM: an AV, addresses "
+	        "exchanged on the side channel)\n"
 	        "  --raw-write=delivery  raw: RDMA writes complete once the "
 	        "target has them\n"
 	        "                  (FI_DELIVERY_COMPLETE, what DAT gives on "
-	        "tcp; default transmit)\n"
+	        "tcp; default transmit,\n"
+	        "                  on RDM what DAT asks there)\n"
 	        "  --raw-writeimm=two  raw -t writeimm: an RDMA write and an "
 	        "empty message\n"
 	        "                  with the immediate data, taking a receive "
@@ -407,6 +506,7 @@ enum {
 	BENCH_LOPT_LOOPBACK,
 	BENCH_LOPT_ROUNDS,
 	BENCH_LOPT_EVD_PER_EP,
+	BENCH_LOPT_RAW_EP,
 };
 
 int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
@@ -425,6 +525,7 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 	        {"loopback", no_argument, NULL, BENCH_LOPT_LOOPBACK},
 	        {"rounds", required_argument, NULL, BENCH_LOPT_ROUNDS},
 	        {"evd-per-ep", no_argument, NULL, BENCH_LOPT_EVD_PER_EP},
+	        {"raw-ep", required_argument, NULL, BENCH_LOPT_RAW_EP},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};
@@ -528,6 +629,17 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 				o->raw_delivery = true;
 			else if (strcmp(optarg, "transmit") == 0)
 				o->raw_delivery = false;
+			else
+				goto bad;
+			o->raw_write_set = true;
+			break;
+		case BENCH_LOPT_RAW_EP:
+			if (strcmp(optarg, "msg") == 0)
+				o->raw_ep = BENCH_RAW_EP_MSG;
+			else if (strcmp(optarg, "rdm") == 0)
+				o->raw_ep = BENCH_RAW_EP_RDM;
+			else if (strcmp(optarg, "auto") == 0)
+				o->raw_ep = BENCH_RAW_EP_AUTO;
 			else
 				goto bad;
 			break;
@@ -788,6 +900,17 @@ int bench_oob_readable(struct bench_ctx *ctx)
 	struct pollfd pfd = {.fd = ctx->oob_fd, .events = POLLIN};
 
 	return poll(&pfd, 1, 0) == 1;
+}
+
+int bench_oob_word_ready(struct bench_ctx *ctx)
+{
+	uint32_t magic;
+	ssize_t n;
+
+	n = recv(ctx->oob_fd, &magic, sizeof(magic), MSG_PEEK | MSG_DONTWAIT);
+	if (n == 0)
+		return 1; /* EOF: the reader says so */
+	return n == (ssize_t)sizeof(magic) && magic == BENCH_MAGIC;
 }
 
 void bench_oob_close(struct bench_ctx *ctx)

@@ -82,6 +82,13 @@ enum bench_op {
 	BENCH_OP_ATOMIC,
 };
 
+/* --raw-ep: the raw twin's endpoint type. */
+enum {
+	BENCH_RAW_EP_AUTO, /* MSG where the provider has it, else RDM */
+	BENCH_RAW_EP_MSG,
+	BENCH_RAW_EP_RDM,
+};
+
 struct bench_opts {
 	const char *prog;
 	const char *ia_name;  /* -D */
@@ -102,6 +109,8 @@ struct bench_opts {
 	bool raw_wait_fd;     /* --raw-wait=fd */
 	bool raw_thread_safe; /* --raw-thread=safe */
 	bool raw_delivery;    /* --raw-write=delivery */
+	bool raw_write_set;   /* --raw-write given (else: as DAT on RDM) */
+	int raw_ep;           /* --raw-ep: BENCH_RAW_EP_* */
 	bool raw_wimm_two;    /* --raw-writeimm=two */
 	/* dat_cm_rate's scale options; the server has them from the hello. */
 	long held;       /* -N: connections held open, established and idle */
@@ -328,6 +337,19 @@ void bench_conns_fini(struct bench_ctx *ctx);
 /* This process: VmRSS in KiB (-1 if unknown), open file descriptors. */
 long bench_rss_kib(void);
 long bench_count_fds(void);
+/*
+ * This process's TCP sockets (from /proc/self/fd and /proc/self/net/tcp,
+ * tcp6): listening ones, connected ones with port as their local or
+ * remote port (dapl-ofi on RDM: its control channel to a PSP on that
+ * port; on MSG fabrics the connections themselves), and the other
+ * connected ones. 0, or -1 if /proc cannot tell.
+ */
+struct bench_socks {
+	long listening;
+	long on_port;
+	long other;
+};
+int bench_count_tcp(uint16_t port, struct bench_socks *out);
 /* Raise RLIMIT_NOFILE's soft limit to the hard one; returns the limit. */
 long bench_raise_nofile(void);
 
@@ -345,6 +367,12 @@ int bench_oob_recv(struct bench_ctx *ctx, void *buf, size_t len);
 int bench_oob_sync(struct bench_ctx *ctx);
 /* 1 when the side channel has data (or EOF) to read, 0 if not. */
 int bench_oob_readable(struct bench_ctx *ctx);
+/*
+ * 1 when what the side channel has next is one of the programs' own
+ * words (it starts with BENCH_MAGIC), or EOF; 0 if not, or not yet (the
+ * raw RDM connection messages share the channel: bench_raw.c).
+ */
+int bench_oob_word_ready(struct bench_ctx *ctx);
 void bench_oob_close(struct bench_ctx *ctx);
 
 /* Setup common to the programs: side channel, open, connect or accept. */

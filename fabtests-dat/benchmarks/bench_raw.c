@@ -9,14 +9,32 @@
  * DAT provider with a progress thread needs, to measure what that costs.
  * dat_cm_rate's EPs take DAT's default sizes (256 each way), and with
  * --evd-per-ep a CQ each.
+ *
+ * Where the provider has no MSG endpoint (ofi-rxm -> tcp;ofi_rxm, ofi-shm
+ * -> shm, ofi-rxd -> udp;ofi_rxd, ofi-efa -> efa) or --raw-ep=rdm says
+ * so, an FI_EP_RDM endpoint per connection, as dapl-ofi has on those
+ * fabrics (dofi_cm_rdm.c): bound to one AV (FI_AV_TABLE) and the CQ,
+ * asked for what dapl-ofi asks of fi_getinfo there (send after send and
+ * after write, else after send alone; rxm's memory in FI_MR_BASIC mode;
+ * rxm's FI_OFI_RXM_SAR_LIMIT and FI_OFI_RXM_ENABLE_DYN_RBUF as dapl-ofi
+ * sets them; writes FI_DELIVERY_COMPLETE where dapl-ofi's are, unless
+ * --raw-write says). A connection is made on the side channel: the
+ * client sends its endpoint's name (fi_getname) in a REQ, the server
+ * opens an endpoint, inserts the name, posts a receive for the client's
+ * first message and answers with its own name in a REP; the client
+ * inserts that and sends a zero-byte message (dapl-ofi's passive side
+ * takes the same one); each side is established once that message has
+ * gone (client) or come (server). A BYE from the client ends it.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
@@ -40,6 +58,38 @@
 #define RAW_PROGRESS_NEWEST 64
 #define RAW_PROGRESS_SWEEP  16
 
+/* RDM: the side channel's connection messages (struct raw_cm_hdr). */
+#define RAW_CM_MAGIC 0x4d434452u /* "RDCM" */
+#define RAW_NAME_MAX 256
+enum { RAW_CM_REQ = 1, RAW_CM_REP, RAW_CM_BYE };
+
+struct raw_cm_hdr {
+	uint32_t magic;
+	uint32_t type;
+	uint64_t id;  /* the client's number for the connection */
+	uint32_t len; /* of the endpoint name that follows */
+	uint32_t pad;
+};
+
+/* RDM: a connection request, the req of a BENCH_CM_CONNREQ. */
+struct raw_req {
+	uint64_t id;
+	size_t len;
+	unsigned char name[RAW_NAME_MAX];
+};
+
+/* What a connection has besides its endpoint (bench_conn.priv). */
+struct raw_conn {
+	struct bench_conn *conn;
+	struct fid_cq *cq; /* its own (--evd-per-ep), else NULL */
+	fi_addr_t peer;    /* RDM: where its operations go; MSG: 0 */
+	bool active;       /* RDM: the client's side */
+	bool warm;         /* RDM: its first message under way */
+	bool bye;          /* RDM: the client's BYE came before that */
+	struct raw_conn *wnext, *wprev; /* raw_state.warm */
+	struct raw_conn *qnext;         /* raw_state.byeq */
+};
+
 struct raw_state {
 	struct fi_info *info;
 	struct fid_fabric *fabric;
@@ -47,10 +97,21 @@ struct raw_state {
 	struct fid_eq *eq;
 	struct fid_cq *cq;
 	struct fid_pep *pep;
+	struct fid_av *av;         /* RDM */
 	struct bench_conn *cursor; /* --evd-per-ep: the next CQ to progress */
+	struct raw_conn *warm;     /* RDM: first messages under way */
+	struct raw_conn *byeq;     /* RDM: ends to report */
 	uint64_t next_key;
+	uint64_t next_id; /* RDM: the client's connection numbers */
 	bool virt_addr;
+	bool rdm;
+	bool av_keep; /* RDM: leave peers in the AV (rxm, as dapl-ofi) */
 };
+
+static struct raw_conn *raw_rc(const struct bench_conn *conn)
+{
+	return conn->priv;
+}
 
 static struct raw_state *raw_st(struct bench_ctx *ctx)
 {
@@ -60,14 +121,122 @@ static struct raw_state *raw_st(struct bench_ctx *ctx)
 #define RAW_ERR(call, ret) \
 	BENCH_ERR("%s: %s (%d)", call, fi_strerror((int)-(ret)), (int)(ret))
 
-/* The libfabric provider behind an IA name. */
+/* The libfabric provider behind an IA name (dapl-ofi's built-ins). */
 static const char *raw_prov_name(const char *ia_name)
 {
-	if (strcmp(ia_name, "ofi-tcp") == 0 || strcmp(ia_name, "ofi") == 0)
-		return "tcp";
+	static const char *const map[][2] = {
+	        {"ofi", "tcp"},
+	        {"ofi-tcp", "tcp"},
+	        {"ofi-rxm", "tcp;ofi_rxm"},
+	        {"ofi-rxd", "udp;ofi_rxd"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(ia_name, map[i][0]) == 0)
+			return map[i][1];
 	if (strncmp(ia_name, "ofi-", 4) == 0)
 		return ia_name + 4;
 	return ia_name;
+}
+
+static bool raw_is_rxm(const char *prov)
+{
+	return prov && strstr(prov, "ofi_rxm") != NULL;
+}
+
+static struct fi_info *raw_hints(struct bench_ctx *ctx, enum fi_ep_type type)
+{
+	struct bench_opts *o = ctx->opts;
+	struct fi_info *hints;
+
+	hints = fi_allocinfo();
+	if (!hints)
+		return NULL;
+	hints->ep_attr->type = type;
+	hints->caps = FI_MSG | FI_RMA |
+	              (o->test == BENCH_TEST_ATOMIC ? FI_ATOMIC : 0);
+	hints->mode = 0;
+	if (type == FI_EP_MSG)
+		hints->addr_format = FI_SOCKADDR_IN;
+	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
+	                              FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+	hints->domain_attr->threading =
+	        o->raw_thread_safe ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
+	hints->fabric_attr->prov_name = strdup(raw_prov_name(o->ia_name));
+	if (!hints->fabric_attr->prov_name) {
+		fi_freeinfo(hints);
+		return NULL;
+	}
+	return hints;
+}
+
+/* Of list, the entry on the loopback (domain or fabric "lo", or source
+ * address 127.0.0.1), else the first; the rest freed. */
+static struct fi_info *raw_pick_lo(struct fi_info *list)
+{
+	struct fi_info *cur, *pick = NULL, **link;
+	const struct sockaddr_in *sin;
+
+	for (cur = list; cur && !pick; cur = cur->next) {
+		sin = cur->src_addr;
+		if ((cur->domain_attr->name &&
+		     strcmp(cur->domain_attr->name, "lo") == 0) ||
+		    (cur->fabric_attr->name &&
+		     strcmp(cur->fabric_attr->name, "lo") == 0) ||
+		    (cur->addr_format == FI_SOCKADDR_IN && sin &&
+		     cur->src_addrlen >= sizeof(*sin) &&
+		     ntohl(sin->sin_addr.s_addr) == INADDR_LOOPBACK))
+			pick = cur;
+	}
+	if (!pick)
+		pick = list;
+	for (link = &list; *link != pick; link = &(*link)->next)
+		;
+	*link = pick->next;
+	pick->next = NULL;
+	if (list)
+		fi_freeinfo(list);
+	return pick;
+}
+
+/*
+ * RDM, as dapl-ofi asks on these fabrics (dofi_ia_open): send after send
+ * and after write, else send after send alone (what tcp;ofi_rxm and shm
+ * grant on 1.17); no address: the loopback entry is picked, and every
+ * endpoint takes an address of its own.
+ */
+static int raw_getinfo_rdm(struct bench_ctx *ctx, struct fi_info **out)
+{
+	static const uint64_t orders[] = {FI_ORDER_SAS | FI_ORDER_SAW,
+	                                  FI_ORDER_SAS};
+	struct fi_info *hints, *list = NULL, *info;
+	size_t i;
+	int ret = -FI_ENODATA;
+
+	for (i = 0; i < sizeof(orders) / sizeof(orders[0]); i++) {
+		hints = raw_hints(ctx, FI_EP_RDM);
+		if (!hints)
+			return -ENOMEM;
+		hints->tx_attr->msg_order = orders[i];
+		hints->rx_attr->msg_order = orders[i];
+		ret = fi_getinfo(RAW_FI_VERSION, NULL, NULL, 0, hints, &list);
+		fi_freeinfo(hints);
+		if (ret == 0 && list)
+			break;
+	}
+	if (ret || !list) {
+		RAW_ERR("fi_getinfo(FI_EP_RDM)", ret);
+		return ret == -FI_ENODATA ? -ENODATA : -EIO;
+	}
+	info = raw_pick_lo(list);
+	/* Each endpoint an address of its own: an IP one on any port; a
+	 * name (shm's) is made unique per endpoint by the provider. */
+	if (info->addr_format == FI_SOCKADDR_IN && info->src_addr &&
+	    info->src_addrlen >= sizeof(struct sockaddr_in))
+		((struct sockaddr_in *)info->src_addr)->sin_port = 0;
+	*out = info;
+	return 0;
 }
 
 static int raw_getinfo(struct bench_ctx *ctx, struct fi_info **out)
@@ -77,6 +246,8 @@ static int raw_getinfo(struct bench_ctx *ctx, struct fi_info **out)
 	char port[8];
 	int ret;
 
+	if (o->raw_ep == BENCH_RAW_EP_RDM)
+		return raw_getinfo_rdm(ctx, out);
 	hints = fi_allocinfo();
 	if (!hints)
 		return -ENOMEM;
@@ -102,6 +273,9 @@ static int raw_getinfo(struct bench_ctx *ctx, struct fi_info **out)
 		ret = fi_getinfo(RAW_FI_VERSION, o->dst_addr, port, 0, hints,
 		                 out);
 	fi_freeinfo(hints);
+	/* No MSG endpoint on this provider: RDM, unless told MSG. */
+	if (ret == -FI_ENODATA && o->raw_ep == BENCH_RAW_EP_AUTO)
+		return raw_getinfo_rdm(ctx, out);
 	if (ret) {
 		RAW_ERR("fi_getinfo", ret);
 		return ret == -FI_ENODATA ? -ENODATA : -EIO;
@@ -109,58 +283,132 @@ static int raw_getinfo(struct bench_ctx *ctx, struct fi_info **out)
 	return 0;
 }
 
+/* The endpoint's local address, as text: an IP, or a name (shm). */
+static const char *raw_addr_str(const struct fi_info *info, char *buf,
+                                size_t len)
+{
+	if (info->addr_format == FI_ADDR_STR && info->src_addr) {
+		snprintf(buf, len, "%.*s", (int)info->src_addrlen,
+		         (const char *)info->src_addr);
+		return buf;
+	}
+	return bench_addr_str(info->src_addr, buf, len);
+}
+
+/*
+ * RDM: what dapl-ofi asks on the fabric besides fi_getinfo's hints
+ * (dofi_ia_open, dofi_traits.c): memory in FI_MR_BASIC mode on rxm (its
+ * tcp core would take remote addresses as offsets), RDMA writes
+ * FI_DELIVERY_COMPLETE on rxm (DAPL_OFI_WRITE_COMPLETION decides, as it
+ * does for DAT) unless --raw-write says, and peers left in the AV on
+ * rxm.
+ */
+static void raw_rdm_as_dat(struct bench_ctx *ctx, struct raw_state *st)
+{
+	struct bench_opts *o = ctx->opts;
+	const char *env = getenv("DAPL_OFI_WRITE_COMPLETION");
+	bool rxm = raw_is_rxm(st->info->fabric_attr->prov_name);
+
+	if (rxm)
+		st->info->domain_attr->mr_mode = FI_MR_BASIC;
+	st->av_keep = rxm;
+	if (o->raw_write_set)
+		return;
+	if (env && strcmp(env, "delivery") == 0)
+		o->raw_delivery = true;
+	else if (env && strcmp(env, "transmit") == 0)
+		o->raw_delivery = false;
+	else
+		o->raw_delivery = rxm;
+}
+
 static int raw_open(struct bench_ctx *ctx)
 {
 	struct fi_eq_attr eq_attr = {.wait_obj = FI_WAIT_UNSPEC};
+	struct fi_av_attr av_attr = {.type = FI_AV_TABLE};
 	struct fi_cq_attr cq_attr = {0};
 	struct raw_state *st;
 	struct fi_info *info;
-	char abuf[64];
+	char abuf[RAW_NAME_MAX];
 	size_t txs, rxs;
 	int ret;
+
+	/*
+	 * What dapl-ofi sets for tcp;ofi_rxm (dapl-ofi(7)) unless the
+	 * environment has them, before libfabric reads them: receives
+	 * completed in posting order, messages through bounce buffers.
+	 */
+	(void)setenv("FI_OFI_RXM_SAR_LIMIT", "2147483648", 0);
+	(void)setenv("FI_OFI_RXM_ENABLE_DYN_RBUF", "0", 0);
 
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	ctx->priv = st;
 	st->next_key = 1;
+	st->next_id = 1;
 
 	ret = raw_getinfo(ctx, &st->info);
 	if (ret)
 		goto err;
 	info = st->info;
+	st->rdm = info->ep_attr->type == FI_EP_RDM;
 	/* RMA addresses are virtual addresses, as DAT's RMR triplets. */
 	info->domain_attr->mr_mode |= FI_MR_VIRT_ADDR;
+	if (st->rdm)
+		raw_rdm_as_dat(ctx, st);
 	if (ctx->opts->ep_default) {
 		info->tx_attr->size = BENCH_DEF_EP_DTOS;
 		info->rx_attr->size = BENCH_DEF_EP_DTOS;
 	}
 	BENCH_VERBOSE(ctx, "raw: %s: local address %s", ctx->opts->ia_name,
-	              bench_addr_str(info->src_addr, abuf, sizeof(abuf)));
-	BENCH_VERBOSE(ctx, "raw: provider %s, fabric %s, domain %s, %s",
+	              raw_addr_str(info, abuf, sizeof(abuf)));
+	BENCH_VERBOSE(ctx, "raw: provider %s, fabric %s, domain %s, %s, %s",
 	              info->fabric_attr->prov_name, info->fabric_attr->name,
 	              info->domain_attr->name,
 	              info->domain_attr->threading == FI_THREAD_SAFE
 	                      ? "FI_THREAD_SAFE"
-	                      : "FI_THREAD_DOMAIN");
+	                      : "FI_THREAD_DOMAIN",
+	              st->rdm ? "FI_EP_RDM" : "FI_EP_MSG");
+	if (st->rdm)
+		BENCH_VERBOSE(ctx,
+		              "raw: msg_order 0x%llx, mr_mode 0x%llx, writes "
+		              "%s, FI_OFI_RXM_SAR_LIMIT=%s "
+		              "FI_OFI_RXM_ENABLE_DYN_RBUF=%s",
+		              (unsigned long long)info->tx_attr->msg_order,
+		              (unsigned long long)info->domain_attr->mr_mode,
+		              ctx->opts->raw_delivery ? "FI_DELIVERY_COMPLETE"
+		                                      : "transmit complete",
+		              getenv("FI_OFI_RXM_SAR_LIMIT"),
+		              getenv("FI_OFI_RXM_ENABLE_DYN_RBUF"));
 
 	ret = fi_fabric(info->fabric_attr, &st->fabric, NULL);
 	if (ret) {
 		RAW_ERR("fi_fabric", ret);
 		goto err;
 	}
-	eq_attr.size = (size_t)bench_eq_size(ctx->opts);
-	ret = fi_eq_open(st->fabric, &eq_attr, &st->eq, NULL);
-	if (ret) {
-		RAW_ERR("fi_eq_open", ret);
-		goto err;
+	if (!st->rdm) {
+		eq_attr.size = (size_t)bench_eq_size(ctx->opts);
+		ret = fi_eq_open(st->fabric, &eq_attr, &st->eq, NULL);
+		if (ret) {
+			RAW_ERR("fi_eq_open", ret);
+			goto err;
+		}
 	}
 	ret = fi_domain(st->fabric, info, &st->domain, NULL);
 	if (ret) {
 		RAW_ERR("fi_domain", ret);
 		goto err;
 	}
-	st->virt_addr = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
+	st->virt_addr = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0 ||
+	                info->domain_attr->mr_mode == FI_MR_BASIC;
+	if (st->rdm) {
+		ret = fi_av_open(st->domain, &av_attr, &st->av, NULL);
+		if (ret) {
+			RAW_ERR("fi_av_open", ret);
+			goto err;
+		}
+	}
 
 	/* The immediate data needs the larger entries. */
 	cq_attr.format = ctx->opts->test == BENCH_TEST_WRITEIMM
@@ -199,6 +447,8 @@ static void raw_close(struct bench_ctx *ctx)
 	bench_conns_fini(ctx);
 	if (st->pep)
 		fi_close(&st->pep->fid);
+	if (st->av)
+		fi_close(&st->av->fid);
 	if (st->cq)
 		fi_close(&st->cq->fid);
 	if (st->domain)
@@ -218,6 +468,9 @@ static int raw_listen(struct bench_ctx *ctx)
 	struct raw_state *st = raw_st(ctx);
 	int ret;
 
+	/* RDM: requests come on the side channel (raw_cm_poll_rdm). */
+	if (st->rdm)
+		return 0;
 	ret = fi_passive_ep(st->fabric, st->info, &st->pep, NULL);
 	if (ret) {
 		RAW_ERR("fi_passive_ep", ret);
@@ -290,24 +543,50 @@ static int raw_cq_open(struct bench_ctx *ctx, struct fid_cq **cq)
 	return ret;
 }
 
+/* A connection's memory: the bench_conn and our raw_conn behind it. */
+static struct bench_conn *raw_conn_new(void)
+{
+	struct bench_conn *conn;
+	struct raw_conn *rc;
+
+	conn = calloc(1, sizeof(*conn));
+	rc = calloc(1, sizeof(*rc));
+	if (!conn || !rc) {
+		free(conn);
+		free(rc);
+		return NULL;
+	}
+	conn->priv = rc;
+	rc->conn = conn;
+	return conn;
+}
+
+/*
+ * A new endpoint on info, bound to the EQ (MSG) or the AV (RDM) and to the
+ * shared CQ or (--evd-per-ep) one of its own, in the table under key
+ * (MSG: the endpoint's fid; RDM: the connection's number).
+ */
 static int raw_ep_setup(struct bench_ctx *ctx, struct fi_info *info,
-                        struct bench_conn **out)
+                        uint64_t key, struct bench_conn **out)
 {
 	struct raw_state *st = raw_st(ctx);
 	struct fid_cq *cq = st->cq;
 	struct bench_conn *conn;
+	struct raw_conn *rc;
 	struct fid_ep *ep;
 	int ret;
 
-	conn = calloc(1, sizeof(*conn));
+	conn = raw_conn_new();
 	if (!conn)
 		return -ENOMEM;
+	rc = raw_rc(conn);
 	if (ctx->opts->evd_per_ep) {
 		if (raw_cq_open(ctx, &cq)) {
+			free(rc);
 			free(conn);
 			return -EIO;
 		}
-		conn->priv = cq;
+		rc->cq = cq;
 	}
 	if (ctx->opts->ep_default) {
 		info->tx_attr->size = BENCH_DEF_EP_DTOS;
@@ -316,22 +595,25 @@ static int raw_ep_setup(struct bench_ctx *ctx, struct fi_info *info,
 	ret = fi_endpoint(st->domain, info, &ep, conn);
 	if (ret) {
 		RAW_ERR("fi_endpoint", ret);
-		if (conn->priv)
+		if (rc->cq)
 			fi_close(&cq->fid);
+		free(rc);
 		free(conn);
 		return -EIO;
 	}
 	conn->ep = ep;
-	if (bench_conn_add(ctx, conn, (uintptr_t)&ep->fid)) {
+	if (bench_conn_add(ctx, conn, st->rdm ? key : (uintptr_t)&ep->fid)) {
 		fi_close(&ep->fid);
-		if (conn->priv)
+		if (rc->cq)
 			fi_close(&cq->fid);
+		free(rc);
 		free(conn);
 		return -ENOMEM;
 	}
-	ret = fi_ep_bind(ep, &st->eq->fid, 0);
+	ret = st->rdm ? fi_ep_bind(ep, &st->av->fid, 0)
+	              : fi_ep_bind(ep, &st->eq->fid, 0);
 	if (ret) {
-		RAW_ERR("fi_ep_bind(eq)", ret);
+		RAW_ERR(st->rdm ? "fi_ep_bind(av)" : "fi_ep_bind(eq)", ret);
 		goto err;
 	}
 	ret = fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV);
@@ -351,18 +633,341 @@ err:
 	return -EIO;
 }
 
+/* ---- RDM: connections over the side channel ------------------------------ */
+
+/* A connection message, whole, or -EIO (the peer has gone). */
+static int raw_cm_send(struct bench_ctx *ctx, uint32_t type, uint64_t id,
+                       const void *name, size_t len)
+{
+	unsigned char buf[sizeof(struct raw_cm_hdr) + RAW_NAME_MAX];
+	struct raw_cm_hdr h = {.magic = RAW_CM_MAGIC,
+	                       .type = type,
+	                       .id = id,
+	                       .len = (uint32_t)len};
+	size_t n = sizeof(h) + len, off = 0;
+	ssize_t w;
+
+	if (len > RAW_NAME_MAX)
+		return -EINVAL;
+	memcpy(buf, &h, sizeof(h));
+	if (len)
+		memcpy(buf + sizeof(h), name, len);
+	/* Quietly: a BYE at the end may find the peer gone already. */
+	while (off < n) {
+		w = send(ctx->oob_fd, buf + off, n - off, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -EIO;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * The next connection message on the side channel, if one is there: 1
+ * (h and name filled), 0 when what comes next is not one (the program's
+ * own words stay unread), < 0 on error.
+ */
+static int raw_cm_recv(struct bench_ctx *ctx, struct raw_cm_hdr *h,
+                       unsigned char *name)
+{
+	ssize_t n;
+	int ret;
+
+	/* Its magic is enough: the rest is on its way. */
+	n = recv(ctx->oob_fd, &h->magic, sizeof(h->magic),
+	         MSG_PEEK | MSG_DONTWAIT);
+	if (n < (ssize_t)sizeof(h->magic) || h->magic != RAW_CM_MAGIC)
+		return 0;
+	ret = bench_oob_recv(ctx, h, sizeof(*h));
+	if (ret)
+		return ret;
+	if (h->len > RAW_NAME_MAX || h->type < RAW_CM_REQ ||
+	    h->type > RAW_CM_BYE) {
+		BENCH_ERR("side channel: a bad connection message");
+		return -EPROTO;
+	}
+	if (h->len) {
+		ret = bench_oob_recv(ctx, name, h->len);
+		if (ret)
+			return ret;
+	}
+	return 1;
+}
+
+/* An endpoint name into the AV: rc->peer. */
+static int raw_peer_insert(struct bench_ctx *ctx, struct raw_conn *rc,
+                           const void *name)
+{
+	int ret;
+
+	ret = fi_av_insert(raw_st(ctx)->av, name, 1, &rc->peer, 0, NULL);
+	if (ret != 1 || rc->peer == FI_ADDR_NOTAVAIL) {
+		RAW_ERR("fi_av_insert", ret < 0 ? ret : -FI_EINVAL);
+		rc->peer = FI_ADDR_NOTAVAIL;
+		return -EIO;
+	}
+	return 0;
+}
+
+static void raw_warm_add(struct raw_state *st, struct raw_conn *rc)
+{
+	rc->warm = true;
+	rc->wprev = NULL;
+	rc->wnext = st->warm;
+	if (st->warm)
+		st->warm->wprev = rc;
+	st->warm = rc;
+}
+
+static void raw_warm_del(struct raw_state *st, struct raw_conn *rc)
+{
+	if (!rc->warm)
+		return;
+	if (rc->wprev)
+		rc->wprev->wnext = rc->wnext;
+	else
+		st->warm = rc->wnext;
+	if (rc->wnext)
+		rc->wnext->wprev = rc->wprev;
+	rc->wnext = rc->wprev = NULL;
+	rc->warm = false;
+}
+
+/* The endpoint's name, for the peer. */
+static int raw_getname(struct bench_conn *conn, unsigned char *name,
+                       size_t *len)
+{
+	int ret;
+
+	*len = RAW_NAME_MAX;
+	ret = fi_getname(&((struct fid_ep *)conn->ep)->fid, name, len);
+	if (ret || *len == 0 || *len > RAW_NAME_MAX) {
+		RAW_ERR("fi_getname", ret ? ret : -FI_ETOOSMALL);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Client: an endpoint, and its name to the server in a REQ. */
+static int raw_connect_rdm(struct bench_ctx *ctx, struct bench_conn **out)
+{
+	struct raw_state *st = raw_st(ctx);
+	unsigned char name[RAW_NAME_MAX];
+	struct bench_conn *conn;
+	uint64_t id = st->next_id++;
+	size_t len;
+	int ret;
+
+	ret = raw_ep_setup(ctx, st->info, id, &conn);
+	if (ret)
+		return ret;
+	raw_rc(conn)->active = true;
+	raw_rc(conn)->peer = FI_ADDR_NOTAVAIL;
+	ret = raw_getname(conn, name, &len);
+	if (!ret)
+		ret = raw_cm_send(ctx, RAW_CM_REQ, id, name, len);
+	if (ret) {
+		bench_raw_ops.free_conn(conn);
+		return ret;
+	}
+	*out = conn;
+	return 0;
+}
+
+/*
+ * Server: an endpoint for the request, the client's name in the AV, a
+ * receive for its first message, and our name back in a REP.
+ */
+static int raw_accept_rdm(struct bench_ctx *ctx, struct raw_req *req,
+                          struct bench_conn **out)
+{
+	struct raw_state *st = raw_st(ctx);
+	unsigned char name[RAW_NAME_MAX];
+	struct bench_conn *conn;
+	struct raw_conn *rc;
+	size_t len;
+	ssize_t r;
+	int ret;
+
+	ret = raw_ep_setup(ctx, st->info, req->id, &conn);
+	if (ret) {
+		free(req);
+		return ret;
+	}
+	rc = raw_rc(conn);
+	ret = raw_peer_insert(ctx, rc, req->name);
+	free(req);
+	if (ret)
+		goto err;
+	r = fi_recv(conn->ep, NULL, 0, NULL, FI_ADDR_UNSPEC, rc);
+	if (r) {
+		RAW_ERR("fi_recv(first message)", r);
+		ret = -EIO;
+		goto err;
+	}
+	raw_warm_add(st, rc);
+	ret = raw_getname(conn, name, &len);
+	if (!ret)
+		ret = raw_cm_send(ctx, RAW_CM_REP, conn->key, name, len);
+	if (ret)
+		goto err;
+	*out = conn;
+	return 0;
+err:
+	bench_raw_ops.free_conn(conn);
+	return ret;
+}
+
+/* Client: the server's REP: its name in the AV, our first message. */
+static int raw_rep_rdm(struct bench_ctx *ctx, const struct raw_cm_hdr *h,
+                       const unsigned char *name)
+{
+	struct bench_conn *conn = bench_conn_find(ctx, (uintptr_t)h->id);
+	struct raw_conn *rc;
+	ssize_t r;
+
+	if (!conn || raw_rc(conn)->peer != FI_ADDR_NOTAVAIL) {
+		BENCH_ERR("side channel: a REP for no connection (%llu)",
+		          (unsigned long long)h->id);
+		return -EPROTO;
+	}
+	rc = raw_rc(conn);
+	if (raw_peer_insert(ctx, rc, name))
+		return -EIO;
+	while ((r = fi_send(conn->ep, NULL, 0, NULL, rc->peer, rc)) ==
+	       -FI_EAGAIN)
+		(void)fi_cq_read(rc->cq ? rc->cq : raw_st(ctx)->cq, NULL, 0);
+	if (r) {
+		RAW_ERR("fi_send(first message)", r);
+		return -EIO;
+	}
+	raw_warm_add(raw_st(ctx), rc);
+	return 0;
+}
+
+/* The completion of a first message from cq, if any: 1 and *done. */
+static int raw_warm_read(struct raw_state *st, struct fid_cq *cq,
+                         struct raw_conn **done)
+{
+	struct fi_cq_msg_entry e;
+	struct fi_cq_err_entry err = {0};
+	struct raw_conn *rc;
+	ssize_t n;
+
+	n = fi_cq_read(cq, &e, 1);
+	if (n == -FI_EAGAIN)
+		return 0;
+	if (n == -FI_EAVAIL) {
+		if (fi_cq_readerr(cq, &err, 0) == 1)
+			BENCH_ERR("a connection's first message: %s "
+			          "(prov_errno %d)",
+			          fi_strerror(err.err), err.prov_errno);
+		return -EIO;
+	}
+	if (n < 0) {
+		RAW_ERR("fi_cq_read", n);
+		return -EIO;
+	}
+	for (rc = st->warm; rc && rc != e.op_context; rc = rc->wnext)
+		;
+	if (!rc) {
+		BENCH_ERR("a completion while connections are set up");
+		return -EPROTO;
+	}
+	*done = rc;
+	return 1;
+}
+
+/*
+ * RDM connection events: an end to report, a first message sent or
+ * received (ESTABLISHED), a connection message on the side channel.
+ */
+static int raw_cm_poll_rdm(struct bench_ctx *ctx, struct bench_cm_ev *ev)
+{
+	struct raw_state *st = raw_st(ctx);
+	unsigned char name[RAW_NAME_MAX];
+	struct raw_conn *rc = NULL, *w;
+	struct bench_conn *conn;
+	struct raw_cm_hdr h;
+	struct raw_req *req;
+	int ret = 0;
+
+	memset(ev, 0, sizeof(*ev));
+	if (st->byeq) {
+		rc = st->byeq;
+		st->byeq = rc->qnext;
+		rc->conn->established = 0;
+		ev->conn = rc->conn;
+		ev->type = BENCH_CM_DISCONNECTED;
+		return 1;
+	}
+	if (st->warm && !ctx->opts->evd_per_ep) {
+		ret = raw_warm_read(st, st->cq, &rc);
+	} else {
+		for (w = st->warm; w && ret == 0; w = w->wnext)
+			ret = raw_warm_read(st, w->cq, &rc);
+	}
+	if (ret < 0)
+		return ret;
+	if (ret > 0) {
+		raw_warm_del(st, rc);
+		rc->conn->established = 1;
+		if (rc->bye) {
+			rc->qnext = st->byeq;
+			st->byeq = rc;
+		}
+		ev->conn = rc->conn;
+		ev->type = BENCH_CM_ESTABLISHED;
+		return 1;
+	}
+	ret = raw_cm_recv(ctx, &h, name);
+	if (ret <= 0)
+		return ret;
+	switch (h.type) {
+	case RAW_CM_REQ:
+		req = calloc(1, sizeof(*req));
+		if (!req)
+			return -ENOMEM;
+		req->id = h.id;
+		req->len = h.len;
+		memcpy(req->name, name, h.len);
+		ev->type = BENCH_CM_CONNREQ;
+		ev->req = req;
+		return 1;
+	case RAW_CM_REP:
+		return raw_rep_rdm(ctx, &h, name) ? -EIO : 0;
+	default: /* RAW_CM_BYE */
+		conn = bench_conn_find(ctx, (uintptr_t)h.id);
+		if (!conn)
+			return 0;
+		if (!conn->established) {
+			/* Its first message is still to be taken. */
+			raw_rc(conn)->bye = true;
+			return 0;
+		}
+		conn->established = 0;
+		ev->conn = conn;
+		ev->type = BENCH_CM_DISCONNECTED;
+		return 1;
+	}
+}
+
 static int raw_connect(struct bench_ctx *ctx, struct bench_conn **out)
 {
 	struct raw_state *st = raw_st(ctx);
 	struct bench_conn *conn;
 	int ret;
 
+	if (st->rdm)
+		return raw_connect_rdm(ctx, out);
 	/* Connect where the server says it listens. */
 	if (ctx->fabric_addr.sin_addr.s_addr && st->info->dest_addr &&
 	    st->info->dest_addrlen >= sizeof(struct sockaddr_in))
 		((struct sockaddr_in *)st->info->dest_addr)->sin_addr =
 		        ctx->fabric_addr.sin_addr;
-	ret = raw_ep_setup(ctx, st->info, &conn);
+	ret = raw_ep_setup(ctx, st->info, 0, &conn);
 	if (ret)
 		return ret;
 	ret = fi_connect(conn->ep, st->info->dest_addr, NULL, 0);
@@ -381,7 +986,9 @@ static int raw_accept(struct bench_ctx *ctx, void *req, struct bench_conn **out)
 	struct bench_conn *conn;
 	int ret;
 
-	ret = raw_ep_setup(ctx, info, &conn);
+	if (raw_st(ctx)->rdm)
+		return raw_accept_rdm(ctx, req, out);
+	ret = raw_ep_setup(ctx, info, 0, &conn);
 	if (ret) {
 		fi_reject(raw_st(ctx)->pep, info->handle, NULL, 0);
 		fi_freeinfo(info);
@@ -414,11 +1021,11 @@ static void raw_progress_own(struct bench_ctx *ctx)
 
 	for (c = ctx->conns, i = 0; c && i < RAW_PROGRESS_NEWEST;
 	     c = c->next, i++)
-		(void)fi_cq_read(c->priv, NULL, 0);
+		(void)fi_cq_read(raw_rc(c)->cq, NULL, 0);
 	for (i = 0; i < RAW_PROGRESS_SWEEP && ctx->conns; i++) {
 		if (!st->cursor)
 			st->cursor = ctx->conns;
-		(void)fi_cq_read(st->cursor->priv, NULL, 0);
+		(void)fi_cq_read(raw_rc(st->cursor)->cq, NULL, 0);
 		st->cursor = st->cursor->next;
 	}
 }
@@ -431,6 +1038,8 @@ static int raw_cm_poll(struct bench_ctx *ctx, struct bench_cm_ev *ev)
 	uint32_t event;
 	ssize_t rd;
 
+	if (st->rdm)
+		return raw_cm_poll_rdm(ctx, ev);
 	rd = fi_eq_read(st->eq, &event, &entry, sizeof(entry), 0);
 	if (rd == -FI_EAGAIN) {
 		/* tcp notices a peer's shutdown through CQ progress. */
@@ -482,11 +1091,22 @@ static int raw_cm_poll(struct bench_ctx *ctx, struct bench_cm_ev *ev)
 	}
 }
 
-/* libfabric gives no local event for our own shutdown: nothing to wait. */
+/*
+ * libfabric gives no local event for our own shutdown: nothing to wait.
+ * RDM: the client's BYE tells the server; the endpoint closes with the
+ * connection.
+ */
 static int raw_disconnect(struct bench_conn *conn)
 {
 	int ret;
 
+	if (raw_st(conn->ctx)->rdm) {
+		if (raw_rc(conn)->active && conn->established)
+			(void)raw_cm_send(conn->ctx, RAW_CM_BYE, conn->key,
+			                  NULL, 0);
+		conn->established = 0;
+		return 0;
+	}
 	ret = fi_shutdown(conn->ep, 0);
 	if (ret && ret != -FI_ENOTCONN)
 		RAW_ERR("fi_shutdown", ret);
@@ -497,13 +1117,26 @@ static int raw_disconnect(struct bench_conn *conn)
 static void raw_free_conn(struct bench_conn *conn)
 {
 	struct raw_state *st = raw_st(conn->ctx);
+	struct raw_conn *rc = raw_rc(conn), **pp;
 
 	if (st->cursor == conn)
 		st->cursor = conn->next;
+	raw_warm_del(st, rc);
+	for (pp = &st->byeq; *pp; pp = &(*pp)->qnext) {
+		if (*pp == rc) {
+			*pp = rc->qnext;
+			break;
+		}
+	}
 	bench_conn_del(conn);
 	fi_close(&((struct fid_ep *)conn->ep)->fid);
-	if (conn->priv)
-		fi_close(&((struct fid_cq *)conn->priv)->fid);
+	/* As dapl-ofi: a peer leaves the AV with its connection, but on
+	 * rxm, which keeps connections by AV index. */
+	if (st->rdm && !st->av_keep && rc->peer != FI_ADDR_NOTAVAIL)
+		(void)fi_av_remove(st->av, &rc->peer, 1, 0);
+	if (rc->cq)
+		fi_close(&rc->cq->fid);
+	free(rc);
 	free(conn);
 }
 
@@ -512,8 +1145,8 @@ static int raw_post_send(struct bench_conn *conn, struct bench_mr *mr,
 {
 	ssize_t ret;
 
-	ret = fi_send(conn->ep, (char *)mr->buf + off, len, mr->desc, 0,
-	              (void *)(uintptr_t)ctx);
+	ret = fi_send(conn->ep, (char *)mr->buf + off, len, mr->desc,
+	              raw_rc(conn)->peer, (void *)(uintptr_t)ctx);
 	if (ret) {
 		RAW_ERR("fi_send", ret);
 		return -EIO;
@@ -548,6 +1181,7 @@ static int raw_post_write(struct bench_conn *conn, struct bench_mr *mr,
 	        .rma_iov = &rma,
 	        .rma_iov_count = 1,
 	        .context = (void *)(uintptr_t)ctx,
+	        .addr = raw_rc(conn)->peer,
 	};
 	ssize_t ret;
 
@@ -557,7 +1191,8 @@ static int raw_post_write(struct bench_conn *conn, struct bench_mr *mr,
 		                  FI_COMPLETION | FI_DELIVERY_COMPLETE);
 	else
 		ret = fi_write(conn->ep, (char *)mr->buf + off, len, mr->desc,
-		               0, raddr, rkey, (void *)(uintptr_t)ctx);
+		               raw_rc(conn)->peer, raddr, rkey,
+		               (void *)(uintptr_t)ctx);
 	if (ret) {
 		RAW_ERR("fi_write", ret);
 		return -EIO;
@@ -571,8 +1206,8 @@ static int raw_post_read(struct bench_conn *conn, struct bench_mr *mr,
 {
 	ssize_t ret;
 
-	ret = fi_read(conn->ep, (char *)mr->buf + off, len, mr->desc, 0, raddr,
-	              rkey, (void *)(uintptr_t)ctx);
+	ret = fi_read(conn->ep, (char *)mr->buf + off, len, mr->desc,
+	              raw_rc(conn)->peer, raddr, rkey, (void *)(uintptr_t)ctx);
 	if (ret) {
 		RAW_ERR("fi_read", ret);
 		return -EIO;
@@ -610,16 +1245,20 @@ static int raw_post_writeimm_two(struct bench_conn *conn, struct bench_mr *mr,
 	struct fi_msg msg = {
 	        .context = (void *)(uintptr_t)ctx,
 	        .data = (uint64_t)imm | (uint64_t)len << 32,
+	        .addr = raw_rc(conn)->peer,
 	};
 	void *buf = (char *)mr->buf + off;
 	ssize_t ret;
 
 	if (len <= st->info->tx_attr->inject_size)
-		ret = RAW_RETRY(conn, fi_inject_write(conn->ep, buf, len, 0,
-		                                      raddr, rkey));
+		ret = RAW_RETRY(conn,
+		                fi_inject_write(conn->ep, buf, len,
+		                                raw_rc(conn)->peer, raddr, rkey));
 	else
-		ret = RAW_RETRY(conn, fi_write(conn->ep, buf, len, mr->desc, 0,
-		                               raddr, rkey, &raw_wimm_sink));
+		ret = RAW_RETRY(conn,
+		                fi_write(conn->ep, buf, len, mr->desc,
+		                         raw_rc(conn)->peer, raddr, rkey,
+		                         &raw_wimm_sink));
 	if (ret) {
 		RAW_ERR("fi_write", ret);
 		return -EIO;
@@ -651,6 +1290,7 @@ static int raw_post_writeimm(struct bench_conn *conn, struct bench_mr *mr,
 	        .rma_iov_count = 1,
 	        .context = (void *)(uintptr_t)ctx,
 	        .data = imm,
+	        .addr = raw_rc(conn)->peer,
 	};
 	ssize_t ret;
 
@@ -663,7 +1303,8 @@ static int raw_post_writeimm(struct bench_conn *conn, struct bench_mr *mr,
 		                          FI_DELIVERY_COMPLETE);
 	else
 		ret = fi_writedata(conn->ep, iov.iov_base, len, mr->desc, imm,
-		                   0, raddr, rkey, (void *)(uintptr_t)ctx);
+		                   raw_rc(conn)->peer, raddr, rkey,
+		                   (void *)(uintptr_t)ctx);
 	if (ret) {
 		RAW_ERR("fi_writedata", ret);
 		return -EIO;
@@ -690,8 +1331,8 @@ static int raw_post_fadd(struct bench_conn *conn, struct bench_mr *mr,
 	ssize_t ret;
 
 	ret = fi_fetch_atomic(conn->ep, &one, 1, NULL, (char *)mr->buf + off,
-	                      mr->desc, 0, raddr, rkey, FI_UINT64, FI_SUM,
-	                      (void *)(uintptr_t)ctx);
+	                      mr->desc, raw_rc(conn)->peer, raddr, rkey,
+	                      FI_UINT64, FI_SUM, (void *)(uintptr_t)ctx);
 	if (ret) {
 		RAW_ERR("fi_fetch_atomic", ret);
 		return -EIO;
@@ -758,8 +1399,9 @@ static int raw_poll(struct bench_ctx *ctx, struct bench_comp *comp)
 
 static int raw_poll_conn(struct bench_conn *conn, struct bench_comp *comp)
 {
-	return raw_poll_cq(conn->priv ? conn->priv : raw_st(conn->ctx)->cq,
-	                   comp);
+	struct raw_conn *rc = raw_rc(conn);
+
+	return raw_poll_cq(rc->cq ? rc->cq : raw_st(conn->ctx)->cq, comp);
 }
 
 static void raw_progress(struct bench_ctx *ctx)
