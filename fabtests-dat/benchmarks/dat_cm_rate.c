@@ -80,7 +80,25 @@ struct cm_report {
 	int64_t fds;
 	uint64_t leftover;
 	int64_t status; /* 0, or the server's negative errno */
+	/* TCP sockets (struct bench_socks), -1 if not known. */
+	int64_t tcp_listen;
+	int64_t tcp_port;
+	int64_t tcp_other;
 };
+
+/* This process's TCP sockets into rep. */
+static void cm_report_socks(struct bench_ctx *ctx, struct cm_report *rep)
+{
+	struct bench_socks sk;
+
+	if (bench_count_tcp(ctx->opts->cm_port, &sk)) {
+		rep->tcp_listen = rep->tcp_port = rep->tcp_other = -1;
+		return;
+	}
+	rep->tcp_listen = sk.listening;
+	rep->tcp_port = sk.on_port;
+	rep->tcp_other = sk.other;
+}
 
 /* The server's event loop state. */
 struct cm_srv {
@@ -167,7 +185,7 @@ static int cm_srv_serve(struct bench_ctx *ctx, struct cm_srv *s, long keep)
 			d.progress = true;
 			continue;
 		}
-		if (keep < 0 && ++idle % 256 == 0 && bench_oob_readable(ctx))
+		if (keep < 0 && ++idle % 256 == 0 && bench_oob_word_ready(ctx))
 			return 0;
 		if (bench_deadline_hit(&d)) {
 			if (keep >= 0)
@@ -379,6 +397,7 @@ static int cm_server(struct bench_ctx *ctx)
 		s.st.live = ctx->nconns;
 		s.st.rss_kib = bench_rss_kib();
 		s.st.fds = bench_count_fds();
+		cm_report_socks(ctx, &s.st);
 		s.st.status = ret;
 		if (bench_oob_send(ctx, &s.st, sizeof(s.st)) || ret)
 			return ret ? ret : -EIO;
@@ -393,6 +412,7 @@ struct cm_client {
 	struct bench_conn **held;
 	long nheld;
 	struct cm_report srv0; /* the server before any connection */
+	struct cm_report cli0; /* our sockets then */
 	long rss0, fds0;
 };
 
@@ -553,11 +573,39 @@ static void cm_print_mem(const char *side, long n, long rss0, long rss1,
 		       fds0, fds1, (double)(fds1 - fds0) / (double)n);
 }
 
+/*
+ * The TCP sockets of a side before and with n connections: those on the
+ * connection port (dapl-ofi on RDM fabrics: its control channel; on tcp
+ * and sockets the connections themselves), the others (the side channel,
+ * what the provider opens: rxm's connections), and the listening ones.
+ */
+static void cm_print_socks(const struct bench_ctx *ctx, const char *side,
+                           long n, const struct cm_report *a,
+                           const struct cm_report *b)
+{
+	if (a->tcp_port < 0 || b->tcp_port < 0)
+		return;
+	printf("sockets   %-6s TCP on port %u %ld -> %ld, other TCP %ld -> "
+	       "%ld (%+.2f/connection), listening %ld -> %ld\n",
+	       side, ctx->opts->cm_port, (long)a->tcp_port, (long)b->tcp_port,
+	       (long)a->tcp_other, (long)b->tcp_other,
+	       (double)(b->tcp_other - a->tcp_other) / (double)n,
+	       (long)a->tcp_listen, (long)b->tcp_listen);
+	if (bench_detail)
+		printf("#scale phase=sockets side=%s held=%ld port=%u "
+		       "port_tcp=%ld other_tcp0=%ld other_tcp=%ld "
+		       "other_per_conn=%.4f listening=%ld\n",
+		       side, n, ctx->opts->cm_port, (long)b->tcp_port,
+		       (long)a->tcp_other, (long)b->tcp_other,
+		       (double)(b->tcp_other - a->tcp_other) / (double)n,
+		       (long)b->tcp_listen);
+}
+
 static int cm_client_setup(struct bench_ctx *ctx, struct cm_client *cl)
 {
 	long n = ctx->opts->held;
 	struct timespec t0, t1;
-	struct cm_report rep;
+	struct cm_report rep, mine = {0};
 	double us;
 	int ret;
 
@@ -583,6 +631,9 @@ static int cm_client_setup(struct bench_ctx *ctx, struct cm_client *cl)
 	             bench_count_fds());
 	cm_print_mem("server", n, (long)cl->srv0.rss_kib, (long)rep.rss_kib,
 	             (long)cl->srv0.fds, (long)rep.fds);
+	cm_report_socks(ctx, &mine);
+	cm_print_socks(ctx, "client", n, &cl->cli0, &mine);
+	cm_print_socks(ctx, "server", n, &cl->srv0, &rep);
 	fflush(stdout);
 	return 0;
 }
@@ -765,6 +816,7 @@ static int cm_client(struct bench_ctx *ctx)
 	ret = cm_command(ctx, CM_CMD_PHASE, 0, &cl.srv0);
 	cl.rss0 = bench_rss_kib();
 	cl.fds0 = bench_count_fds();
+	cm_report_socks(ctx, &cl.cli0);
 	if (!ret && o->held)
 		ret = cm_client_setup(ctx, &cl);
 	if (!ret)
