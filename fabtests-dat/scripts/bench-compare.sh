@@ -8,10 +8,18 @@
 # slow, then check the DAT-layer targets:
 #
 #   8-byte ping-pong latency (dat_pingpong -t send)   DAT/raw <= 1.05
+#     on ofi-shm also                                  DAT - raw <= 0.2 usec
 #   bandwidth at >= 64 KiB (dat_bw)                    DAT/raw >= 0.97
 #   8-byte message rate (dat_bw -t send -S 8)          DAT/raw >= 0.90
 #   the same two for -t writeimm and -t atomic (the IB extension)
 #   connection rate (dat_cm_rate)                      DAT/raw >= 0.80
+#
+# With -D ofi-tcp and other IAs, the connection rate of each other IA is
+# also given against ofi-tcp's (DAT against DAT, raw against raw).
+# On RDM fabrics (ofi-rxm, ofi-shm, ofi-rxd) the raw runs use an RDM
+# endpoint per connection with what dapl-ofi asks there (--raw-ep, see
+# fabtests-dat/benchmarks/README.md), writes included: on ofi-rxm both
+# modes' RDMA Writes complete on delivery.
 #
 # and one information row: 1 MiB RDMA Writes against raw writes with the
 # acknowledgement DAT asks for on tcp (--raw-write=delivery).
@@ -300,6 +308,7 @@ loopback_only() {
 		n=$((n + 1))
 		case $a in
 		127.* | ::1) ;;
+		fi_shm://*) ;; # raw shm: a name, this host's alone
 		*) return 1 ;;
 		esac
 	done < <(sed -n 's/.*: local address \([^ ]*\)$/\1/p' "$1")
@@ -384,7 +393,8 @@ report() {
 	show_libs "$dir/$name.dat.0.err"
 	[ -n "$plotdir" ] && pdata="$plotdir/$ia-${name%."$ia"}.data"
 	awk -v prog="$prog" -v test="$test" -v info="$info" -v rawx="$rawx" \
-		-v brief="$brief" -v slowx="$slowx" -v plot="$pdata" \
+		-v brief="$brief" -v slowx="$slowx" -v plot="$pdata" -v ia="$ia" \
+		-v cmout="$dir/$name.cm" \
 		-f - "$dir/$name.dat" "$dir/$name.raw" <<'EOF'
 # Split list into a[1..n], lowest first; returns n.
 function sortv(list, a,    n, i, j, t) {
@@ -454,6 +464,14 @@ FNR == 1 { mode = (FILENAME ~ /\.dat$/) ? "dat" : "raw" }
 	bw[mode, s] = bw[mode, s] " " v["mb_per_sec"]
 	rate[mode, s] = rate[mode, s] " " v["mxfers_per_sec"]
 }
+# DAT's cost in usec over raw's: a target of its own (shm's ping-pong).
+function target_add(what, dd, lim,    ok) {
+	if (brief || info)
+		return
+	ok = dd <= lim
+	printf "target  %-34s DAT-raw %+6.3f usec <= %.2f  %s\n", what, dd,
+		lim, ok ? "PASS" : "MISS"
+}
 function target(what, r, op, lim) {
 	if (brief)
 		return
@@ -519,6 +537,7 @@ END {
 				d / r, sd, sr
 			fastrow(s, lim, "rate", 1e6, "%.0f conn/s")
 			target("connection rate", d / r, ">=", 0.80)
+			printf "%s %s\n", d, r >cmout
 		} else if (pp) {
 			d = median(lat["dat", s])
 			r = median(lat["raw", s])
@@ -527,6 +546,8 @@ END {
 			fastrow(s, lim, "lat", 1, "%.3f usec")
 			if (s == 8 && test == "send")
 				target("8-byte ping-pong latency", d / r, "<=", 1.05)
+			if (s == 8 && test == "send" && ia == "ofi-shm")
+				target_add("8-byte ping-pong, shm", d - r, 0.2)
 			else if (s == 8 && (test == "writeimm" || test == "atomic"))
 				target("8-byte " test " ping-pong latency",
 					d / r, "<=", 1.05)
@@ -655,6 +676,26 @@ else
 		-I 2000 -w 20
 	compare -b sbw64 dat_bw -t send -S 64k -I 20000 -w 200
 	compare cm dat_cm_rate -I 3000 -w 50
+fi
+
+# Connection rates against ofi-tcp's, where both ran (not with --from):
+# the medians the tables printed, DAT against DAT and raw against raw.
+if [ -z "$from" ]; then
+	for kind in cm cm_rate; do
+		tcp=$work/$kind.ofi-tcp.cm
+		[ -s "$tcp" ] || continue
+		for f in "$work/$kind".*.cm; do
+			[ "$f" = "$tcp" ] && continue
+			other=${f##*/"$kind".}
+			other=${other%.cm}
+			read -r d r <"$f"
+			read -r td tr <"$tcp"
+			awk -v o="$other" -v d="$d" -v r="$r" -v td="$td" \
+				-v tr="$tr" 'BEGIN {
+				printf "\nconnection rate, %s against ofi-tcp: DAT %.0f / %.0f conn/s = %.3f, raw %.0f / %.0f conn/s = %.3f\n",
+					o, d, td, d / td, r, tr, r / tr }'
+		done
+	done
 fi
 
 if [ "$failed" -ne 0 ]; then

@@ -41,7 +41,7 @@ bench_find_bindir() {
 # bench_loopback_conf SCRIPT DIR: unless DAT_OVERRIDE names a dat.conf
 # already, write DIR/dat.conf.loopback, which gives the built-in IA names
 # loopback instance data ("tcp lo", "sockets lo", ...: the format of the
-# runner's --loopback), and export DAT_OVERRIDE to it, so that no DAT run
+# runner's --loopback; "shm" has no interface), and export DAT_OVERRIDE to it, so that no DAT run
 # opens its IA on another interface (without it, "sockets" takes the
 # first interface up, eth0 say). The raw runs need nothing: the server
 # binds 127.0.0.1 and the client connects to it. Returns 1, with a
@@ -56,6 +56,8 @@ bench_loopback_conf() {
 		echo 'ofi-tcp u2.0 threadsafe default libdaplofi.so.2 dapl.2.0 "tcp lo" ""'
 		echo 'ofi-sockets u2.0 threadsafe default libdaplofi.so.2 dapl.2.0 "sockets lo" ""'
 		echo 'ofi-rxm u2.0 threadsafe default libdaplofi.so.2 dapl.2.0 "tcp;ofi_rxm lo" ""'
+		echo 'ofi-shm u2.0 threadsafe default libdaplofi.so.2 dapl.2.0 "shm" ""'
+		echo 'ofi-rxd u2.0 threadsafe default libdaplofi.so.2 dapl.2.0 "udp;ofi_rxd lo" ""'
 	} >"$conf"; then
 		echo "$script: cannot write $conf" >&2
 		return 1
