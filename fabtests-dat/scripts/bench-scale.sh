@@ -8,7 +8,10 @@
 #   a) usec per new connection (connect + disconnect, one at a time) while
 #      N connections are held open, established and idle
 #   b) memory (VmRSS) and file descriptors per connected idle EP, default
-#      EP attributes, each side; DAT minus raw (target: <= 4 KiB)
+#      EP attributes, each side; DAT minus raw (target: <= 4 KiB); TCP
+#      sockets on the connection port (dapl-ofi on RDM fabrics, ofi-rxm
+#      and ofi-shm: its control channel, which grows with peers, not
+#      connections) and other TCP sockets per connection (rxm's own)
 #   c) ns per empty dequeue on one DTO EVD (raw: fi_cq_read on one CQ) and
 #      usec per EP of a round of one message to every EP and back, with a
 #      DTO EVD shared by all EPs and with one per EP
@@ -280,6 +283,9 @@ while read -r tag kind n mode st; do
 		else if (v["phase"] == "memory") {
 			printf "val %s %s %s mem_%s %s\n", kind, n, mode, v["side"], v["kib_per_ep"]
 			printf "val %s %s %s fds_%s %s\n", kind, n, mode, v["side"], v["fds_per_conn"]
+		} else if (v["phase"] == "sockets") {
+			printf "val %s %s %s ctl_%s %s\n", kind, n, mode, v["side"], v["port_tcp"]
+			printf "val %s %s %s tcp_%s %s\n", kind, n, mode, v["side"], v["other_per_conn"]
 		} else if (v["phase"] == "dequeue")
 			printf "val %s %s %s deq %s\n", kind, n, mode, v["ns"]
 		else if (v["phase"] == "round")
@@ -377,6 +383,14 @@ END {
 		row("b) fds per connection, client", "scale", ns[i], "fds_client", "%.2f", "diff")
 		row("b) fds per connection, server", "scale", ns[i], "fds_server", "%.2f", "diff")
 	}
+	for (i = 1; i <= k; i++) {
+		if (ns[i] == 0)
+			continue
+		row("b) TCP sockets on the port, client", "scale", ns[i], "ctl_client", "%.0f", "diff")
+		row("b) TCP sockets on the port, server", "scale", ns[i], "ctl_server", "%.0f", "diff")
+		row("b) other TCP sockets/connection, client", "scale", ns[i], "tcp_client", "%.2f", "diff")
+		row("b) other TCP sockets/connection, server", "scale", ns[i], "tcp_server", "%.2f", "diff")
+	}
 	if (cshared > 0) {
 		row("c) ns per empty dequeue, shared EVD", "shared", cshared, "deq", "%.1f", "ratio")
 		row("c) usec/EP, message round, shared EVD", "shared", cshared, "round", "%.3f", "ratio")
@@ -400,6 +414,8 @@ END {
 	print ""
 	print "DAT/raw: xRATIO of the medians; for memory and fds the difference."
 	print "b) target: DAT at most 4 KiB per EP above raw."
+	print "b) TCP sockets on the port: the connection port (-P, 24001); dapl-ofi"
+	print "   on RDM fabrics: its control channel; on tcp the connections."
 }' "$work/values"
 
 if [ "$failed" -ne 0 ]; then
