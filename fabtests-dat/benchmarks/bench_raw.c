@@ -704,7 +704,13 @@ static int raw_peer_insert(struct bench_ctx *ctx, struct raw_conn *rc,
 
 	ret = fi_av_insert(raw_st(ctx)->av, name, 1, &rc->peer, 0, NULL);
 	if (ret != 1 || rc->peer == FI_ADDR_NOTAVAIL) {
-		RAW_ERR("fi_av_insert", ret < 0 ? ret : -FI_EINVAL);
+		/* shm: at most 256 peers in an AV (SMR_MAX_PEERS, 1.17). */
+		if (ret >= 0)
+			BENCH_ERR("fi_av_insert: the peer's address is "
+			          "refused, with %zu connections",
+			          ctx->nconns);
+		else
+			RAW_ERR("fi_av_insert", ret);
 		rc->peer = FI_ADDR_NOTAVAIL;
 		return -EIO;
 	}
@@ -825,6 +831,7 @@ static int raw_rep_rdm(struct bench_ctx *ctx, const struct raw_cm_hdr *h,
                        const unsigned char *name)
 {
 	struct bench_conn *conn = bench_conn_find(ctx, (uintptr_t)h->id);
+	struct bench_deadline d;
 	struct raw_conn *rc;
 	ssize_t r;
 
@@ -836,9 +843,14 @@ static int raw_rep_rdm(struct bench_ctx *ctx, const struct raw_cm_hdr *h,
 	rc = raw_rc(conn);
 	if (raw_peer_insert(ctx, rc, name))
 		return -EIO;
+	/* A full queue, or a peer that went: not for ever. */
+	bench_deadline_start_ctx(&d, ctx);
 	while ((r = fi_send(conn->ep, NULL, 0, NULL, rc->peer, rc)) ==
-	       -FI_EAGAIN)
+	       -FI_EAGAIN) {
 		(void)fi_cq_read(rc->cq ? rc->cq : raw_st(ctx)->cq, NULL, 0);
+		if (bench_deadline_hit(&d))
+			return bench_deadline_fail(&d, ctx, "room to send");
+	}
 	if (r) {
 		RAW_ERR("fi_send(first message)", r);
 		return -EIO;
@@ -937,7 +949,8 @@ static int raw_cm_poll_rdm(struct bench_ctx *ctx, struct bench_cm_ev *ev)
 		ev->req = req;
 		return 1;
 	case RAW_CM_REP:
-		return raw_rep_rdm(ctx, &h, name) ? -EIO : 0;
+		ret = raw_rep_rdm(ctx, &h, name);
+		return ret < 0 ? ret : 0;
 	default: /* RAW_CM_BYE */
 		conn = bench_conn_find(ctx, (uintptr_t)h.id);
 		if (!conn)
