@@ -1568,7 +1568,7 @@ int bench_loopback(struct bench_opts *o)
 	struct bench_mr smr = {0}, cmr = {0};
 	size_t max = 0;
 	void *sbuf = NULL, *cbuf = NULL;
-	int i, ret;
+	int i, ret, sv[2];
 
 	if (o->dst_addr || o->test != BENCH_TEST_SEND) {
 		BENCH_ERR("--loopback takes -t send and no address");
@@ -1581,12 +1581,24 @@ int bench_loopback(struct bench_opts *o)
 	oc.dst_addr = "127.0.0.1";
 	memset(&s, 0, sizeof(s));
 	memset(&c, 0, sizeof(c));
+	s.oob_fd = c.oob_fd = -1;
 	ret = bench_lb_open(&s, &os, true, max);
 	if (ret)
 		goto out;
 	ret = bench_lb_open(&c, &oc, false, max);
 	if (ret)
 		goto out;
+	/*
+	 * The two sides' side channel, in this process: the raw twin on an
+	 * RDM fabric exchanges endpoint names on it (bench_raw.c); DAT
+	 * needs none.
+	 */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+		ret = -errno;
+		goto out;
+	}
+	s.oob_fd = sv[0];
+	c.oob_fd = sv[1];
 	ret = bench_lb_connect(&s, &c, &sc, &cc);
 	if (ret)
 		goto out;
@@ -1611,6 +1623,8 @@ out:
 		c.ops->close(&c);
 	if (s.priv)
 		s.ops->close(&s);
+	bench_oob_close(&c);
+	bench_oob_close(&s);
 	free(sbuf);
 	free(cbuf);
 	return ret;

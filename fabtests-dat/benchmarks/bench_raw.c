@@ -86,6 +86,7 @@ struct raw_conn {
 	bool active;       /* RDM: the client's side */
 	bool warm;         /* RDM: its first message under way */
 	bool bye;          /* RDM: the client's BYE came before that */
+	bool unsent;       /* RDM: that message still to be posted */
 	struct raw_conn *wnext, *wprev; /* raw_state.warm */
 	struct raw_conn *qnext;         /* raw_state.byeq */
 };
@@ -826,14 +827,35 @@ err:
 	return ret;
 }
 
+/*
+ * Client: the connection's first message, once. -FI_EAGAIN: later (shm
+ * answers so until the peer has taken our endpoint in, which takes its
+ * progress: the server's calls, in this thread with --loopback).
+ */
+static int raw_warm_send(struct raw_conn *rc)
+{
+	ssize_t r;
+
+	r = fi_send(rc->conn->ep, NULL, 0, NULL, rc->peer, rc);
+	if (r == -FI_EAGAIN) {
+		(void)fi_cq_read(rc->cq ? rc->cq : raw_st(rc->conn->ctx)->cq,
+		                 NULL, 0);
+		return 0;
+	}
+	if (r) {
+		RAW_ERR("fi_send(first message)", r);
+		return -EIO;
+	}
+	rc->unsent = false;
+	return 0;
+}
+
 /* Client: the server's REP: its name in the AV, our first message. */
 static int raw_rep_rdm(struct bench_ctx *ctx, const struct raw_cm_hdr *h,
                        const unsigned char *name)
 {
 	struct bench_conn *conn = bench_conn_find(ctx, (uintptr_t)h->id);
-	struct bench_deadline d;
 	struct raw_conn *rc;
-	ssize_t r;
 
 	if (!conn || raw_rc(conn)->peer != FI_ADDR_NOTAVAIL) {
 		BENCH_ERR("side channel: a REP for no connection (%llu)",
@@ -843,20 +865,9 @@ static int raw_rep_rdm(struct bench_ctx *ctx, const struct raw_cm_hdr *h,
 	rc = raw_rc(conn);
 	if (raw_peer_insert(ctx, rc, name))
 		return -EIO;
-	/* A full queue, or a peer that went: not for ever. */
-	bench_deadline_start_ctx(&d, ctx);
-	while ((r = fi_send(conn->ep, NULL, 0, NULL, rc->peer, rc)) ==
-	       -FI_EAGAIN) {
-		(void)fi_cq_read(rc->cq ? rc->cq : raw_st(ctx)->cq, NULL, 0);
-		if (bench_deadline_hit(&d))
-			return bench_deadline_fail(&d, ctx, "room to send");
-	}
-	if (r) {
-		RAW_ERR("fi_send(first message)", r);
-		return -EIO;
-	}
+	rc->unsent = true;
 	raw_warm_add(raw_st(ctx), rc);
-	return 0;
+	return raw_warm_send(rc);
 }
 
 /* The completion of a first message from cq, if any: 1 and *done. */
@@ -915,6 +926,10 @@ static int raw_cm_poll_rdm(struct bench_ctx *ctx, struct bench_cm_ev *ev)
 		ev->type = BENCH_CM_DISCONNECTED;
 		return 1;
 	}
+	/* First messages the provider had no room for yet. */
+	for (w = st->warm; w; w = w->wnext)
+		if (w->unsent && (ret = raw_warm_send(w)) < 0)
+			return ret;
 	if (st->warm && !ctx->opts->evd_per_ep) {
 		ret = raw_warm_read(st, st->cq, &rc);
 	} else {
