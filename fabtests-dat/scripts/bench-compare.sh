@@ -692,7 +692,7 @@ if [ -z "$from" ]; then
 			read -r td tr <"$tcp"
 			awk -v o="$other" -v d="$d" -v r="$r" -v td="$td" \
 				-v tr="$tr" 'BEGIN {
-				printf "\nconnection rate, %s against ofi-tcp: DAT %.0f / %.0f conn/s = %.3f, raw %.0f / %.0f conn/s = %.3f\n",
+				printf "\nconnection rate, %s against ofi-tcp: DAT %.1f / %.0f conn/s = %.3g, raw %.1f / %.0f conn/s = %.3g\n",
 					o, d, td, d / td, r, tr, r / tr }'
 		done
 	done
