@@ -1168,13 +1168,45 @@ static void raw_free_conn(struct bench_conn *conn)
 	free(conn);
 }
 
+/* Progress on a connection's CQ (its own, or the shared one). */
+static void raw_progress_conn(struct bench_conn *conn)
+{
+	struct raw_conn *rc = raw_rc(conn);
+
+	(void)fi_cq_read(rc->cq ? rc->cq : raw_st(conn->ctx)->cq, NULL, 0);
+}
+
+/*
+ * A post, again while libfabric has no room (-FI_EAGAIN: rxm's bounce
+ * buffers, full with segments of large sends), with progress between
+ * tries, as dapl-ofi does (DOFI_RETRY), until the -T deadline (or the
+ * peer's end). The first try is all the common case costs.
+ */
+#define RAW_POST(conn, call)                                                \
+	__extension__({                                                     \
+		struct bench_deadline d_;                                   \
+		bool s_ = false;                                            \
+		ssize_t r_;                                                 \
+		while ((r_ = (call)) == -FI_EAGAIN) {                       \
+			if (!s_) {                                          \
+				bench_deadline_start_ctx(&d_, (conn)->ctx); \
+				s_ = true;                                  \
+			}                                                   \
+			raw_progress_conn(conn);                            \
+			if (bench_deadline_hit(&d_))                        \
+				break;                                      \
+		}                                                           \
+		r_;                                                         \
+	})
+
 static int raw_post_send(struct bench_conn *conn, struct bench_mr *mr,
                          size_t off, size_t len, uint64_t ctx)
 {
 	ssize_t ret;
 
-	ret = fi_send(conn->ep, (char *)mr->buf + off, len, mr->desc,
-	              raw_rc(conn)->peer, (void *)(uintptr_t)ctx);
+	ret = RAW_POST(conn,
+	               fi_send(conn->ep, (char *)mr->buf + off, len, mr->desc,
+	                       raw_rc(conn)->peer, (void *)(uintptr_t)ctx));
 	if (ret) {
 		RAW_ERR("fi_send", ret);
 		return -EIO;
@@ -1187,8 +1219,8 @@ static int raw_post_recv(struct bench_conn *conn, struct bench_mr *mr,
 {
 	ssize_t ret;
 
-	ret = fi_recv(conn->ep, (char *)mr->buf + off, len, mr->desc, 0,
-	              (void *)(uintptr_t)ctx);
+	ret = RAW_POST(conn, fi_recv(conn->ep, (char *)mr->buf + off, len,
+	                             mr->desc, 0, (void *)(uintptr_t)ctx));
 	if (ret) {
 		RAW_ERR("fi_recv", ret);
 		return -EIO;
@@ -1215,12 +1247,14 @@ static int raw_post_write(struct bench_conn *conn, struct bench_mr *mr,
 
 	/* What DAT asks for on tcp (DAPL_OFI_WRITE_COMPLETION=delivery). */
 	if (conn->ctx->opts->raw_delivery)
-		ret = fi_writemsg(conn->ep, &msg,
-		                  FI_COMPLETION | FI_DELIVERY_COMPLETE);
+		ret = RAW_POST(conn, fi_writemsg(conn->ep, &msg,
+		                                 FI_COMPLETION |
+		                                         FI_DELIVERY_COMPLETE));
 	else
-		ret = fi_write(conn->ep, (char *)mr->buf + off, len, mr->desc,
-		               raw_rc(conn)->peer, raddr, rkey,
-		               (void *)(uintptr_t)ctx);
+		ret = RAW_POST(conn,
+		               fi_write(conn->ep, (char *)mr->buf + off, len,
+		                        mr->desc, raw_rc(conn)->peer, raddr,
+		                        rkey, (void *)(uintptr_t)ctx));
 	if (ret) {
 		RAW_ERR("fi_write", ret);
 		return -EIO;
@@ -1234,8 +1268,9 @@ static int raw_post_read(struct bench_conn *conn, struct bench_mr *mr,
 {
 	ssize_t ret;
 
-	ret = fi_read(conn->ep, (char *)mr->buf + off, len, mr->desc,
-	              raw_rc(conn)->peer, raddr, rkey, (void *)(uintptr_t)ctx);
+	ret = RAW_POST(conn, fi_read(conn->ep, (char *)mr->buf + off, len,
+	                             mr->desc, raw_rc(conn)->peer, raddr, rkey,
+	                             (void *)(uintptr_t)ctx));
 	if (ret) {
 		RAW_ERR("fi_read", ret);
 		return -EIO;
