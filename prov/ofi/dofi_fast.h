@@ -188,14 +188,18 @@ static inline int dofi_retry_more(int tries, uint64_t *until)
  * dofi_retry_eagain, driving cq, says to: DOFI_EAGAIN_RETRIES times, then
  * until DOFI_EAGAIN_NS have passed; its last return. Slow paths only.
  */
-#define DOFI_RETRY(cq, call)                                              \
+#define DOFI_RETRY(cq, call) DOFI_RETRY_WHILE(1, cq, call)
+
+/* DOFI_RETRY, but only while live (read before each retry) holds. */
+#define DOFI_RETRY_WHILE(live, cq, call)                                  \
 	__extension__({                                                   \
 		ssize_t dofi_rc_;                                         \
 		int dofi_tries_ = 0;                                      \
 		uint64_t dofi_until_ = 0;                                 \
 		do                                                        \
 			dofi_rc_ = (call);                                \
-		while (dofi_retry_eagain((cq), dofi_rc_) == -FI_EAGAIN && \
+		while (dofi_rc_ == -FI_EAGAIN && (live) &&                \
+		       dofi_retry_eagain((cq), dofi_rc_) == -FI_EAGAIN && \
 		       dofi_retry_more(++dofi_tries_, &dofi_until_));     \
 		dofi_rc_;                                                 \
 	})
@@ -215,18 +219,8 @@ static inline int dofi_post_live(const dofi_ep_t *ep)
 
 /* DOFI_RETRY for a consumer's post to ep: it stops once the connection
  * has ended (dofi_post_live), with the last return (-FI_EAGAIN). */
-#define DOFI_RETRY_POST(ep, cq, call)                                     \
-	__extension__({                                                   \
-		ssize_t dofi_rc_;                                         \
-		int dofi_tries_ = 0;                                      \
-		uint64_t dofi_until_ = 0;                                 \
-		do                                                        \
-			dofi_rc_ = (call);                                \
-		while (dofi_rc_ == -FI_EAGAIN && dofi_post_live(ep) &&    \
-		       dofi_retry_eagain((cq), dofi_rc_) == -FI_EAGAIN && \
-		       dofi_retry_more(++dofi_tries_, &dofi_until_));     \
-		dofi_rc_;                                                 \
-	})
+#define DOFI_RETRY_POST(ep, cq, call) \
+	DOFI_RETRY_WHILE(dofi_post_live(ep), cq, call)
 
 /* ---- completions --------------------------------------------------------- */
 
