@@ -518,6 +518,10 @@ typedef struct dofi_ep {
 	uint32_t held_head, held_tail;
 	/* A flush of requests dropped the list: hold nothing more. */
 	uint8_t held_closed;
+	/* traits->read_fence: late_settled must reach this before a request
+	 * is posted (one past the number of the last late request posted;
+	 * dofi_dto_fence). */
+	_Atomic uint32_t fence_mark;
 	/*
 	 * RMR bind completions in request-queue order: the request posted
 	 * last, and the events waiting to follow requests' completions
@@ -712,6 +716,14 @@ typedef struct dofi_traits {
 	 * dofi_dto_complete_err reads as the positive one.
 	 */
 	uint8_t cq_err_negated;
+	/*
+	 * A request posted while an RDMA Read (or an atomic: what the
+	 * target answers) is outstanding can overtake requests the fabric
+	 * queued behind the Read, and Reads beside large Sends stall (rxd,
+	 * libfabric 1.17 to 2.6): such a post waits until the Read is
+	 * reported (dofi_dto_fence, dofi_dto.c). Needs late_order.
+	 */
+	uint8_t read_fence;
 } dofi_traits_t;
 
 /* The row for a libfabric provider name (never NULL). */
@@ -1226,6 +1238,12 @@ DAT_RETURN dofi_dto_fail(dofi_ep_t *ep, dofi_evd_t *evd, uint8_t type,
                          DAT_DTO_COOKIE cookie,
                          DAT_DTO_COMPLETION_STATUS status);
 void dofi_order_unposted(dofi_ep_t *ep, dofi_op_t *op);
+/*
+ * traits->read_fence: wait until the EP's late requests have completed
+ * (dofi_fence_due says when a post must). DAT_SUCCESS, or the post's
+ * error when the connection ended or they took too long.
+ */
+DAT_RETURN dofi_dto_fence(dofi_ep_t *ep);
 /*
  * A backend's own zero-byte receive and send (DOFI_OP_CM_RECV/SEND), with
  * op one of its own (op->ep set). ia->lock held.

@@ -13,6 +13,7 @@
 
 #define DOFI_LOG_COMP "dto"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,6 +214,7 @@ void dofi_dto_order_reset(dofi_ep_t *ep)
 	ep->nafter = 0;
 	atomic_store(&ep->late_posted, 0);
 	atomic_store(&ep->late_settled, 0);
+	atomic_store(&ep->fence_mark, 0);
 	atomic_store(&ep->held_n, 0);
 	ep->held_head = ep->held_tail = DOFI_POOL_NONE;
 	ep->held_closed = 0;
@@ -412,6 +414,59 @@ int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, dofi_evd_t *evd)
 		dofi_order_release(ep, evd);
 	}
 	return 1;
+}
+
+/* ---- a fence behind Reads (traits->read_fence) -------------------------- */
+
+/*
+ * rxd (libfabric 1.17 to 2.6) queues a request while the peer's window is
+ * closed and starts queued ones, in order, as acknowledgements open it;
+ * but its walk of the queue stops after it starts an RDMA Read, and a
+ * post that finds room starts at once: a Send posted then overtakes the
+ * requests queued behind the Read, and the peer's receives take messages
+ * out of order. With Reads and large Sends under way at once it also
+ * stalls for good. So there a request waits until the Reads and atomics
+ * posted before it have been reported. Their completions, and those
+ * before them, go to the request EVD as a dat_evd_dequeue would take
+ * them, in order. A lost datagram costs a retransmission (1 ms, then
+ * twice as long each time), so the wait may take seconds; past
+ * DOFI_FENCE_NS the post fails.
+ */
+#define DOFI_FENCE_NS (20 * 1000000000ull)
+
+DAT_RETURN dofi_dto_fence(dofi_ep_t *ep)
+{
+	uint64_t until = 0;
+	int tries = 0;
+
+	while (dofi_fence_due(ep)) {
+		DAT_EP_STATE state = atomic_load(&ep->state);
+
+		/* The connection ended: the Read is flushed. */
+		if (state != DAT_EP_STATE_CONNECTED || ep->req_evd == NULL)
+			return DAT_ERROR(
+			        DAT_INVALID_STATE,
+			        state == DAT_EP_STATE_DISCONNECT_PENDING
+			                ? DAT_INVALID_STATE_EP_DISCPENDING
+			                : DAT_INVALID_STATE_EP_UNCONNECTED);
+		dofi_evd_flush_one(ep->req_evd, ep->tx_cq, 1);
+		if (++tries < DOFI_EAGAIN_RETRIES)
+			continue;
+		if (until == 0)
+			until = dofi_now_ns() + DOFI_FENCE_NS;
+		if (dofi_now_ns() >= until) {
+			dof_info(DOFI_LOG,
+			         "EP %p: a Read or atomic posted earlier has "
+			         "not completed in %llu s; the post fails",
+			         (void *)ep,
+			         (unsigned long long)(DOFI_FENCE_NS /
+			                              1000000000ull));
+			return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+			                 DAT_RESOURCE_TEP);
+		}
+		sched_yield();
+	}
+	return DAT_SUCCESS;
 }
 
 /* ---- events that follow a request: RMR binds ---------------------------- */
@@ -753,6 +808,11 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		rma.len = total;
 		rma.key = remote->rmr_context;
 	}
+	if (dofi_fence_due(ep)) {
+		ret = dofi_dto_fence(ep);
+		if (ret != DAT_SUCCESS)
+			return ret;
+	}
 
 	op = dofi_pool_get(&ep->req_pool);
 	if (op == NULL)
@@ -856,6 +916,8 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		if (type == DOFI_OP_WRITE && !suppress)
 			wflags = ia->write_flags;
 	}
+	if (dofi_fence_due(ep))
+		goto slow;
 	op = dofi_pool_get(&ep->req_pool);
 	if (dofi_unlikely(op == NULL))
 		goto slow;

@@ -178,6 +178,8 @@ DAT_RETURN dofi_ext_write_imm(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	if (dofi_unlikely(total > ia->ia_attr.max_rdma_size ||
 	                  total > remote->segment_length || total > UINT32_MAX))
 		return DAT_ERROR(DAT_LENGTH_ERROR, 0);
+	if (dofi_fence_due(ep) && (ret = dofi_dto_fence(ep)) != DAT_SUCCESS)
+		return ret;
 	op = dofi_ext_op_get(ep, DOFI_OP_EXT_WIMM, cookie, total, flags);
 	if (dofi_unlikely(op == NULL))
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
@@ -303,6 +305,8 @@ DAT_RETURN dofi_ext_atomic(DAT_EP_HANDLE h, uint8_t type, uint64_t v0,
 		return dofi_dto_fail(ep, ep->req_evd, type, cookie,
 		                     DAT_DTO_ERR_LOCAL_PROTECTION);
 	}
+	if (dofi_fence_due(ep) && (ret = dofi_dto_fence(ep)) != DAT_SUCCESS)
+		return ret;
 	op = dofi_ext_op_get(ep, type, cookie, 8, flags);
 	if (dofi_unlikely(op == NULL))
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);

@@ -111,6 +111,29 @@ static inline void dofi_order_prepare(dofi_ep_t *ep, dofi_op_t *op, int late)
 	else
 		op->wait = atomic_load_explicit(&ep->late_posted,
 		                                memory_order_relaxed);
+	/* What the target answers: later requests wait until it is
+	 * reported (traits->read_fence). The mark only moves on. */
+	if (dofi_unlikely(late && ep->obj.ia->traits->read_fence)) {
+		uint32_t m = atomic_load(&ep->fence_mark);
+
+		while ((int32_t)(op->wait + 1 - m) > 0 &&
+		       !atomic_compare_exchange_weak(&ep->fence_mark, &m,
+		                                     op->wait + 1))
+			;
+	}
+}
+
+/*
+ * Whether a request must wait before it is posted for a Read or atomic
+ * posted earlier to be reported (traits->read_fence; dofi_dto_fence).
+ */
+static inline int dofi_fence_due(const dofi_ep_t *ep)
+{
+	return dofi_unlikely(ep->obj.ia->traits->read_fence) &&
+	       (int32_t)(atomic_load_explicit(&ep->fence_mark,
+	                                      memory_order_relaxed) -
+	                 atomic_load_explicit(&ep->late_settled,
+	                                      memory_order_acquire)) > 0;
 }
 
 /*

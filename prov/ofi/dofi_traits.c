@@ -85,6 +85,9 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .prov = "udp;ofi_rxd",
                 .late_order = DOFI_ORDER_LATE,
                 .no_sigpipe = 1,
+                /* A post while a Read is out overtakes requests queued
+                 * behind it, and Reads beside large Sends stall. */
+                .read_fence = 1,
         },
         {
                 /* Any other provider: the cautious defaults. */
