@@ -83,7 +83,9 @@ static const dofi_traits_t dofi_traits_table[] = {
         },
         {
                 .prov = "udp;ofi_rxd",
-                .late_order = DOFI_ORDER_LATE,
+                /* Sends and writes complete as acknowledgements come,
+                 * after later Reads. */
+                .late_order = DOFI_ORDER_ALL,
                 .no_sigpipe = 1,
                 /* A post while a Read is out overtakes requests queued
                  * behind it, and Reads beside large Sends stall. */
