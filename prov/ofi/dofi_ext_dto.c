@@ -217,7 +217,11 @@ DAT_RETURN dofi_ext_write_imm(DAT_EP_HANDLE h, DAT_COUNT nseg,
 		        .rma_iov_count = 1,
 		        .context = dofi_ext_sink(ep),
 		};
+		/* No data, but an iovec to point at: rxd reads the first
+		 * one's base whatever the count (libfabric 1.17 to 2.6). */
+		struct iovec none = {.iov_base = NULL, .iov_len = 0};
 		struct fi_msg smsg = {
+		        .msg_iov = &none,
 		        .addr = ep->peer,
 		        .context = op,
 		        .data = (uint64_t)imm | (uint64_t)total << 32,
