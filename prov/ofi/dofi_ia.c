@@ -382,6 +382,14 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	 */
 	(void)setenv("FI_OFI_RXM_SAR_LIMIT", "2147483648", 0);
 	(void)setenv("FI_OFI_RXM_ENABLE_DYN_RBUF", "0", 0);
+	/*
+	 * udp;ofi_rxd sends up to its window of 1472-byte datagrams at
+	 * once, 128 by default: more than a UDP socket's default receive
+	 * buffer holds (212992 bytes, some 90 such datagrams), so most
+	 * large transfers lose datagrams and wait for retransmissions. 64,
+	 * unless the user set it (dapl-ofi(7), Reliable datagram fabrics).
+	 */
+	(void)setenv("FI_OFI_RXD_MAX_UNACKED", "64", 0);
 
 	/*
 	 * The endpoint type the instance data names; else MSG where the
