@@ -21,6 +21,7 @@
 static struct {
 	struct fid_cq cqs[FAKE_CQS];
 	size_t sizes[FAKE_CQS];
+	enum fi_wait_obj waits[FAKE_CQS];
 	int ncq;
 	int refuse_big; /* FI_EINVAL for a size above qlen */
 	int watched;    /* progress_watch calls */
@@ -32,9 +33,16 @@ static int fake_cq_close(struct fid *fid)
 	return 0;
 }
 
+static int fake_cq_control(struct fid *fid, int command, void *arg)
+{
+	(void)fid, (void)command, (void)arg;
+	return -FI_ENOSYS; /* no fd to give */
+}
+
 static struct fi_ops fake_cq_fi_ops = {
         .size = sizeof(struct fi_ops),
         .close = fake_cq_close,
+        .control = fake_cq_control,
 };
 
 static int fake_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
@@ -45,6 +53,7 @@ static int fake_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		return -FI_EINVAL;
 	ck_assert_int_lt(C.ncq, FAKE_CQS);
 	C.sizes[C.ncq] = attr->size;
+	C.waits[C.ncq] = attr->wait_obj;
 	C.cqs[C.ncq].fid.fclass = FI_CLASS_CQ;
 	C.cqs[C.ncq].fid.ops = &fake_cq_fi_ops;
 	*cq = &C.cqs[C.ncq++];
@@ -205,6 +214,39 @@ START_TEST(marks_per_cq)
 }
 END_TEST
 
+START_TEST(shard_wait_objects)
+{
+	/* Where the fabric's CQs wait on a poll list (tcp), the EVD's first
+	 * CQ in a domain keeps it; one more CQ of the domain takes an fd. */
+	const dofi_traits_t *saved = ia->traits;
+	dofi_traits_t pollfd = *saved;
+	dofi_evd_t *e;
+	uint32_t i;
+
+	pollfd.cq_pollfd = 1;
+	pollfd.cq_nowait = 0;
+	ia->traits = &pollfd;
+	e = dofi_evd_internal_create(ia, 8, DAT_EVD_DTO_FLAG);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(C.waits[C.ncq - 1], FI_WAIT_POLLFD);
+	for (i = 0; i < DOFI_CQ_SHARD_LIST; i++)
+		ck_assert_ptr_eq(dofi_evd_cq_get(e, &ia->dom0), e->cq);
+	/* Fewer EPs on a list than on an fd. */
+	ck_assert_ptr_ne(dofi_evd_cq_get(e, &ia->dom0), e->cq);
+	ck_assert_int_eq(C.waits[C.ncq - 1], FI_WAIT_FD);
+	for (i = 1; i < DOFI_CQ_SHARD; i++)
+		ck_assert_ptr_eq(dofi_evd_cq_get(e, &ia->dom0), e->xcq->cq);
+	ck_assert_ptr_nonnull(dofi_evd_cq_get(e, &ia->dom0));
+	ck_assert_ptr_nonnull(e->xcq->next);
+	ck_assert_int_eq(C.waits[C.ncq - 1], FI_WAIT_FD);
+	/* Another PZ's domain: its first CQ takes the list again. */
+	ck_assert_ptr_nonnull(dofi_evd_cq_get(e, &dom1));
+	ck_assert_int_eq(C.waits[C.ncq - 1], FI_WAIT_POLLFD);
+	dofi_evd_destroy(e);
+	ia->traits = saved;
+}
+END_TEST
+
 START_TEST(no_cq_no_bind)
 {
 	/* An EVD without a CQ (connection events only) gives none. */
@@ -229,6 +271,7 @@ Suite *check_prov_evd_suite(void)
 	tcase_add_test(tc, shards_fill_and_spill);
 	tcase_add_test(tc, shards_per_domain);
 	tcase_add_test(tc, marks_per_cq);
+	tcase_add_test(tc, shard_wait_objects);
 	tcase_add_test(tc, no_cq_no_bind);
 	suite_add_tcase(s, tc);
 	return s;

@@ -246,6 +246,13 @@ typedef struct dofi_evd_cq {
  * per EP at 10,000 connections; 1,024 makes it 0.6 (bench-scale.sh b).
  */
 #define DOFI_CQ_SHARD 1024
+/*
+ * The most EPs on an EVD's CQ that waits on a poll() list (the first in
+ * its domain, where ia->traits->cq_pollfd): tcp's progress looks at every
+ * socket of such a list at each read, where it asks epoll on the fd of
+ * the CQs after it (dofi_evd.c, dofi_evd_cq_open).
+ */
+#define DOFI_CQ_SHARD_LIST 256
 
 typedef struct dofi_evd {
 	dofi_obj_t obj;
