@@ -665,8 +665,10 @@ typedef struct dofi_traits {
 	uint8_t eq_keeps_closed;
 	/*
 	 * CQs wait on a poll() list (FI_WAIT_POLLFD) whose first entry is
-	 * libfabric's own change signal (util's pollfds: tcp). verbs lists
-	 * its one channel fd there, so it keeps FI_WAIT_FD.
+	 * libfabric's own change signal (util's pollfds: tcp); the first CQ
+	 * of an EVD in a domain only, for its first DOFI_CQ_SHARD_LIST EPs,
+	 * the others on an fd (dofi_evd_cq_open). verbs lists its one
+	 * channel fd there, so it keeps FI_WAIT_FD.
 	 */
 	uint8_t cq_pollfd;
 	/* libfabric ends the connection itself after a truncated receive
