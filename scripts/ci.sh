@@ -90,6 +90,22 @@ main_job() {
 	return $rc
 }
 
+# flag WHAT: report a failed stage, and keep it for the list printed
+# above the last line (CI may show only the tail of a run).
+failed_list=()
+flag() {
+	echo "FAIL: $*"
+	failed_list+=("$*")
+}
+
+# flag_runner OUT: keep the runner's failed tests ("<test> <ia>: Fail").
+flag_runner() {
+	local line
+	while IFS= read -r line; do
+		failed_list+=("${line%: Fail}")
+	done < <(grep -E '^[^ ]+ [^ ]+: Fail$' "$1" 2>/dev/null || true)
+}
+
 summary() { # test-suite.log -> counts
 	awk '/^# (PASS|FAIL|XPASS|ERROR|SKIP):/ {n[$2]=$3}
 	     END {printf "%d %d %d\n", n["PASS:"], n["FAIL:"]+n["XPASS:"]+n["ERROR:"], n["SKIP:"]}' "$1"
@@ -142,8 +158,12 @@ test_job() {
 		[ -f "$t" ] && { echo "--- ${t#$build/}"; cat "$t"; }
 	done
 	read -r pass fail mc_skip < <(summary "$build/test-suite.log")
+	local t_fail
+	while read -r t_fail; do
+		failed_list+=("make check: $t_fail")
+	done < <(sed -n -E 's/^(FAIL|ERROR|XPASS): //p' "$build/test-suite.log")
 	if [ "$mc_skip" -ne 0 ]; then
-		echo "FAIL: $mc_skip test(s) skipped although every dependency is installed"
+		flag "$mc_skip test(s) skipped although every dependency is installed"
 		fail=$((fail + mc_skip))
 	fi
 
@@ -157,7 +177,7 @@ test_job() {
 		readelf -d "$build/ldat" | grep -q 'NEEDED.*\[libdat2.so.2\]'; then
 		pass=$((pass + 1)); echo "ok: -ldat links to libdat2.so.2"
 	else
-		fail=$((fail + 1)); echo "FAIL: -ldat"
+		fail=$((fail + 1)); flag "-ldat"
 	fi
 	# A whole DAT 1.2 program, as its man pages build one: <dat/udat.h>
 	# and cc -ldat from the installed tree, then run over ofi-tcp.
@@ -167,7 +187,7 @@ test_job() {
 			timeout 120 "$build/dat12_app" ofi-tcp; then
 		pass=$((pass + 1)); echo "ok: a DAT 1.2 program built with cc -ldat passes over ofi-tcp"
 	else
-		fail=$((fail + 1)); echo "FAIL: the DAT 1.2 program (test/dat12/dat12_app.c)"
+		fail=$((fail + 1)); flag "the DAT 1.2 program (test/dat12/dat12_app.c)"
 	fi
 
 	log "install: pkg-config dat2 and dat build an OFED dtest-style program"
@@ -175,7 +195,7 @@ test_job() {
 		"$prefix/lib" "$(loopback_conf)"; then
 		pass=$((pass + 1)); echo "ok: pkg-config dat2 and dat"
 	else
-		fail=$((fail + 1)); echo "FAIL: pkg-config dat2 and dat"
+		fail=$((fail + 1)); flag "pkg-config dat2 and dat"
 	fi
 
 	# The runner make install put in bindir, run from / with no BUILDDIR:
@@ -196,7 +216,7 @@ test_job() {
 		pass=$((pass + 1)); echo "ok: the installed suite ran 7 tests"
 	else
 		fail=$((fail + 1)); cat "$inst_out.usage"
-		echo "FAIL: the installed conformance suite"
+		flag "the installed conformance suite"
 	fi
 
 	# The .debs, built from a make dist tarball in build/deb (not in the
@@ -210,7 +230,7 @@ test_job() {
 		bash "$top/test/install/deb.sh" "$tarball" "$build/deb"; then
 		pass=$((pass + 1)); echo "ok: Debian packages"
 	else
-		fail=$((fail + 1)); echo "FAIL: Debian packages"
+		fail=$((fail + 1)); flag "Debian packages"
 	fi
 
 	log "conformance and interop (fabtests-dat, ofi-tcp and ofi-sockets on loopback)"
@@ -222,8 +242,9 @@ test_job() {
 	# not run fails unless an exclude file lists it with a reason.
 	local ft_pass='' ft_fail='' ft_skip=''
 	read -r ft_pass ft_fail ft_skip < <(runner_summary "$ft_out") || true
+	flag_runner "$ft_out"
 	if [ -z "${ft_pass:-}" ]; then
-		echo "FAIL: the conformance runner printed no summary"
+		flag "the conformance runner printed no summary"
 		fail=$((fail + 1))
 	else
 		pass=$((pass + ft_pass)); fail=$((fail + ft_fail))
@@ -244,8 +265,9 @@ test_job() {
 			-L "$build/fabtests-dat-$rdm_ia.logs" | tee "$rdm_out" || true
 		ft_pass='' ft_fail='' ft_skip=''
 		read -r ft_pass ft_fail ft_skip < <(runner_summary "$rdm_out") || true
+		flag_runner "$rdm_out"
 		if [ -z "${ft_pass:-}" ]; then
-			echo "FAIL: the $rdm_ia conformance runner printed no summary"
+			flag "the $rdm_ia conformance runner printed no summary"
 			fail=$((fail + 1))
 		else
 			pass=$((pass + ft_pass)); fail=$((fail + ft_fail))
@@ -268,7 +290,7 @@ test_job() {
 		runner_summary "$build/asan.out" | grep -qE '^[0-9]+ 0 [0-9]+$'; then
 		pass=$((pass + 1)); echo "ok: ASan+UBSan unit and functional runs"
 	else
-		fail=$((fail + 1)); echo "FAIL: ASan+UBSan runs"
+		fail=$((fail + 1)); flag "ASan+UBSan runs"
 	fi
 
 	# The threaded paths under ThreadSanitizer: T threads posting on shared
@@ -295,7 +317,7 @@ test_job() {
 		fail=$((fail + 1))
 		grep -h '^SUMMARY: ThreadSanitizer' "$tsan_logs"/*.log 2>/dev/null |
 			sort | uniq -c || true
-		echo "FAIL: ThreadSanitizer runs (reports in $tsan_logs)"
+		flag "ThreadSanitizer runs (reports in $tsan_logs)"
 	fi
 
 	# 100 whole IA lifecycles (test/ia_cycles: PZ, EVDs, EP and LMR made
@@ -317,7 +339,7 @@ test_job() {
 		echo "ok: no leak in 100 IA lifecycles"
 	else
 		fail=$((fail + 1)); tail -60 "$build/valgrind.out"
-		echo "FAIL: valgrind leak check of 100 IA lifecycles"
+		flag "valgrind leak check of 100 IA lifecycles"
 	fi
 
 	log "fuzzers: the CM header, dat.conf, instance-data and RDM wire parsers, 30 s each (libFuzzer)"
@@ -328,7 +350,7 @@ test_job() {
 		echo "ok: fuzzers found no crash"
 	else
 		fail=$((fail + 1)); tail -40 "$build/fuzz.out"
-		echo "FAIL: a fuzzer crashed (see above)"
+		flag "a fuzzer crashed (see above)"
 	fi
 
 	log "clang build (-Wall -Wextra -Werror)"
@@ -336,7 +358,7 @@ test_job() {
 		(cd "$top/build-clang" && make -s -j"$jobs" check TESTS=); then
 		pass=$((pass + 1)); echo "ok: clang build"
 	else
-		fail=$((fail + 1)); echo "FAIL: clang build"
+		fail=$((fail + 1)); flag "clang build"
 	fi
 
 	log "make distcheck"
@@ -344,9 +366,16 @@ test_job() {
 		pass=$((pass + 1)); tail -4 "$build/distcheck.out"
 	else
 		fail=$((fail + 1)); tail -40 "$build/distcheck.out"
+		flag "make distcheck"
 	fi
-	[ "$rc" -eq 0 ] || [ "$fail" -gt 0 ] || fail=1
+	if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+		fail=1; flag "make check exited non-zero"
+	fi
 	echo
+	local f
+	for f in "${failed_list[@]}"; do
+		echo "# failed: $f"
+	done
 	echo "$pass passed, $fail failed, $skip skipped"
 	[ "$fail" -eq 0 ]
 }
