@@ -1450,8 +1450,8 @@ static struct fid_pep *dofi_msg_parked_of(dofi_ia_t *ia, const struct fid *fid)
 static dof_status_t dofi_msg_listen(dofi_sp_t *sp, DAT_CONN_QUAL *qual)
 {
 	dofi_ia_t *ia = sp->obj.ia;
-	int gated = dofi_msg_ia(ia)->gated, err = 0;
-	struct sockaddr_in addr = ia->addr, inner;
+	int gated = dofi_msg_ia(ia)->gated, err = 0, gfd = -1;
+	struct sockaddr_in addr = ia->addr, outer = ia->addr;
 	dofi_msg_sp_t *ms;
 	struct fi_info *info;
 	size_t alen = sizeof(addr);
@@ -1460,12 +1460,25 @@ static dof_status_t dofi_msg_listen(dofi_sp_t *sp, DAT_CONN_QUAL *qual)
 	/* A parked listener of ours may still hold the port. */
 	if (*qual != 0)
 		dofi_msg_close_parked(ia, dofi_cm_port(*qual));
+	/*
+	 * Gated, the qualifier's port listens first, so that a request
+	 * sent while libfabric's listener starts (a few threads on sockets)
+	 * waits in its backlog instead of being refused.
+	 */
+	if (gated) {
+		outer.sin_port = htons(dofi_cm_port(*qual));
+		gfd = dofi_gate_open(&outer, &err);
+		if (gfd < 0) {
+			dof_info(DOFI_LOG, "listening on conn_qual %llu: %s",
+			         (unsigned long long)*qual, strerror(err));
+			return err == EADDRINUSE ? DOF_ERR_IN_USE
+			                         : DOF_ERR_NO_MEMORY;
+		}
+	}
 	ms = calloc(1, sizeof(*ms));
 	info = ms != NULL ? fi_dupinfo(ia->info) : NULL;
-	if (info == NULL) {
-		free(ms);
-		return DOF_ERR_NO_MEMORY;
-	}
+	if (info == NULL)
+		goto err_mem;
 	addr.sin_port = gated ? htons(dofi_gate_port(
 	                                &ia->addr, &dofi_msg_ia(ia)->gate_port))
 	                      : htons(dofi_cm_port(*qual));
@@ -1473,8 +1486,7 @@ static dof_status_t dofi_msg_listen(dofi_sp_t *sp, DAT_CONN_QUAL *qual)
 	info->src_addr = malloc(sizeof(addr));
 	if (info->src_addr == NULL) {
 		fi_freeinfo(info);
-		free(ms);
-		return DOF_ERR_NO_MEMORY;
+		goto err_mem;
 	}
 	memcpy(info->src_addr, &addr, sizeof(addr));
 	info->src_addrlen = sizeof(addr);
@@ -1490,17 +1502,17 @@ static dof_status_t dofi_msg_listen(dofi_sp_t *sp, DAT_CONN_QUAL *qual)
 		*qual = gated ? *qual : ntohs(addr.sin_port);
 	}
 	if (rc == 0 && gated) {
-		inner = addr;
-		addr = ia->addr;
-		addr.sin_port = htons(dofi_cm_port(*qual));
-		ms->gate_lis = dofi_gate_listen(&dofi_msg_ia(ia)->gate, &addr,
-		                                &inner, &err);
+		ms->gate_lis = dofi_gate_listen(&dofi_msg_ia(ia)->gate, gfd,
+		                                &addr, &err);
+		gfd = -1; /* the gate's now, or closed */
 		if (ms->gate_lis == NULL)
-			rc = err == EADDRINUSE ? -FI_EADDRINUSE : -FI_ENOMEM;
+			rc = -FI_ENOMEM;
 		else
-			*qual = ntohs(addr.sin_port);
+			*qual = ntohs(outer.sin_port);
 	}
 	if (rc != 0) {
+		if (gfd >= 0)
+			close(gfd);
 		if (ms->pep != NULL)
 			(void)DOFI_NOPIPE(fi_close(&ms->pep->fid));
 		fi_freeinfo(ms->info);
@@ -1508,12 +1520,17 @@ static dof_status_t dofi_msg_listen(dofi_sp_t *sp, DAT_CONN_QUAL *qual)
 		dof_info(DOFI_LOG, "listening on conn_qual %llu: %s",
 		         (unsigned long long)*qual, fi_strerror(-rc));
 		if (rc == -FI_EADDRINUSE || rc == -EADDRINUSE ||
-		    (addr.sin_port != 0 && dofi_port_busy(&addr)))
+		    (!gated && addr.sin_port != 0 && dofi_port_busy(&addr)))
 			return DOF_ERR_IN_USE;
 		return dofi_fi_status(rc);
 	}
 	sp->cm = ms;
 	return DOF_OK;
+err_mem:
+	free(ms);
+	if (gfd >= 0)
+		close(gfd);
+	return DOF_ERR_NO_MEMORY;
 }
 
 static void dofi_msg_unlisten(dofi_sp_t *sp)

@@ -513,36 +513,50 @@ uint16_t dofi_gate_port(const struct sockaddr_in *addr, uint16_t *last)
 }
 
 /*
- * Listen at addr (port 0: any; the port taken goes back in addr) for
- * libfabric's listener at inner. Returns the listener, or NULL with
- * *err set (EADDRINUSE: the port is taken). ia->lock held.
+ * The gate's socket for a port, listening at once: addr (port 0: any;
+ * the port taken goes back in addr). A request that comes before the
+ * fabric's listener is up waits in its backlog, not refused. The fd, or
+ * -1 with *err set (EADDRINUSE: the port is taken).
  */
-dofi_gate_lis_t *dofi_gate_listen(dofi_gate_t **gp, struct sockaddr_in *addr,
+int dofi_gate_open(struct sockaddr_in *addr, int *err)
+{
+	socklen_t alen = sizeof(*addr);
+	int one = 1, fd;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)addr, sizeof(*addr)) != 0 ||
+	    listen(fd, SOMAXCONN) != 0 ||
+	    getsockname(fd, (struct sockaddr *)addr, &alen) != 0) {
+		*err = errno;
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Pass what comes to fd (from dofi_gate_open, closed here on failure) to
+ * libfabric's listener at inner. Returns the listener, or NULL with *err
+ * set. ia->lock held.
+ */
+dofi_gate_lis_t *dofi_gate_listen(dofi_gate_t **gp, int fd,
                                   const struct sockaddr_in *inner, int *err)
 {
 	dofi_gate_t *g = dofi_gate_get(gp);
 	struct epoll_event ev = {.events = EPOLLIN};
-	socklen_t alen = sizeof(*addr);
 	dofi_gate_lis_t *l;
-	int one = 1;
 
 	*err = ENOMEM;
-	if (g == NULL || (l = calloc(1, sizeof(*l))) == NULL)
-		return NULL;
-	l->end.kind = DOFI_GATE_LIS;
-	l->inner = *inner;
-	l->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (l->fd < 0 ||
-	    setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(l->fd, (struct sockaddr *)addr, sizeof(*addr)) != 0 ||
-	    listen(l->fd, SOMAXCONN) != 0 ||
-	    getsockname(l->fd, (struct sockaddr *)addr, &alen) != 0) {
-		*err = errno;
-		if (l->fd >= 0)
-			close(l->fd);
-		free(l);
+	if (g == NULL || (l = calloc(1, sizeof(*l))) == NULL) {
+		close(fd);
 		return NULL;
 	}
+	l->end.kind = DOFI_GATE_LIS;
+	l->inner = *inner;
+	l->fd = fd;
 	ev.data.ptr = &l->end;
 	pthread_mutex_lock(&g->lock);
 	if (epoll_ctl(g->epfd, EPOLL_CTL_ADD, l->fd, &ev) != 0) {

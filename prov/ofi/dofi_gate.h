@@ -28,11 +28,17 @@ int dofi_gate_wanted(const dofi_ia_t *ia);
  */
 uint16_t dofi_gate_port(const struct sockaddr_in *addr, uint16_t *last);
 /*
- * Listen at addr (port 0: any; the port taken goes back in addr) for the
- * fabric's listener at inner, starting the gate *gp at the first. NULL
- * with *err (EADDRINUSE: the port is taken) on failure. ia->lock held.
+ * The gate's socket for a port, listening from this call on: addr (port
+ * 0: any; the port taken goes back in addr). The fd, or -1 with *err
+ * (EADDRINUSE: the port is taken).
  */
-dofi_gate_lis_t *dofi_gate_listen(dofi_gate_t **gp, struct sockaddr_in *addr,
+int dofi_gate_open(struct sockaddr_in *addr, int *err);
+/*
+ * Pass what comes to fd (dofi_gate_open's; closed here on failure) to the
+ * fabric's listener at inner, starting the gate *gp at the first. NULL
+ * with *err on failure. ia->lock held.
+ */
+dofi_gate_lis_t *dofi_gate_listen(dofi_gate_t **gp, int fd,
                                   const struct sockaddr_in *inner, int *err);
 /* Stop listening; the connections it let in go on. ia->lock held. */
 void dofi_gate_unlisten(dofi_gate_t *g, dofi_gate_lis_t *l);
