@@ -388,6 +388,14 @@ void bench_usage(const struct bench_opts *o, const char *desc, unsigned tests)
 	        "where the provider\n"
 	        "                  has it, else RDM: an AV, addresses "
 	        "exchanged on the side channel)\n"
+	        "  --raw-cm=dat    raw MSG connections do the work DAT's do: "
+	        "7 bytes of private\n"
+	        "                  data each way, and a zero-byte message "
+	        "from the requester\n"
+	        "                  that the passive side waits for before "
+	        "it counts the\n"
+	        "                  connection established (dat_cm_rate; not "
+	        "with --rounds)\n"
 	        "  --raw-write=delivery  raw: RDMA writes complete once the "
 	        "target has them\n"
 	        "                  (FI_DELIVERY_COMPLETE, what DAT gives on "
@@ -507,6 +515,7 @@ enum {
 	BENCH_LOPT_ROUNDS,
 	BENCH_LOPT_EVD_PER_EP,
 	BENCH_LOPT_RAW_EP,
+	BENCH_LOPT_RAW_CM,
 };
 
 int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
@@ -526,6 +535,7 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 	        {"rounds", required_argument, NULL, BENCH_LOPT_ROUNDS},
 	        {"evd-per-ep", no_argument, NULL, BENCH_LOPT_EVD_PER_EP},
 	        {"raw-ep", required_argument, NULL, BENCH_LOPT_RAW_EP},
+	        {"raw-cm", required_argument, NULL, BENCH_LOPT_RAW_CM},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};
@@ -609,6 +619,14 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 			break;
 		case BENCH_LOPT_EVD_PER_EP:
 			o->evd_per_ep = true;
+			break;
+		case BENCH_LOPT_RAW_CM:
+			if (strcmp(optarg, "dat") == 0)
+				o->raw_cm_dat = true;
+			else if (strcmp(optarg, "plain") == 0)
+				o->raw_cm_dat = false;
+			else
+				goto bad;
 			break;
 		case BENCH_LOPT_RAW:
 			o->raw = true;
@@ -1059,7 +1077,8 @@ static int bench_hello(struct bench_ctx *ctx)
 		snprintf(h.ia_name, sizeof(h.ia_name), "%s", o->ia_name);
 		h.held = (uint64_t)o->held;
 		h.rounds = (uint64_t)o->rounds;
-		h.flags = o->evd_per_ep ? BENCH_HELLO_EVD_PER_EP : 0;
+		h.flags = (o->evd_per_ep ? BENCH_HELLO_EVD_PER_EP : 0) |
+		          (o->raw_cm_dat ? BENCH_HELLO_RAW_CM_DAT : 0);
 		ctx->max_size = h.max_size;
 		return bench_oob_send(ctx, &h, sizeof(h));
 	}
@@ -1088,6 +1107,7 @@ static int bench_hello(struct bench_ctx *ctx)
 	o->held = (long)h.held;
 	o->rounds = (long)h.rounds;
 	o->evd_per_ep = (h.flags & BENCH_HELLO_EVD_PER_EP) != 0;
+	o->raw_cm_dat = (h.flags & BENCH_HELLO_RAW_CM_DAT) != 0;
 	ctx->max_size = h.max_size;
 	return 0;
 }

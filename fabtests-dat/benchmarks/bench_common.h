@@ -112,6 +112,7 @@ struct bench_opts {
 	bool raw_write_set;   /* --raw-write given (else: as DAT on RDM) */
 	int raw_ep;           /* --raw-ep: BENCH_RAW_EP_* */
 	bool raw_wimm_two;    /* --raw-writeimm=two */
+	bool raw_cm_dat;      /* --raw-cm=dat: DAT's connection work */
 	/* dat_cm_rate's scale options; the server has them from the hello. */
 	long held;       /* -N: connections held open, established and idle */
 	long rounds;     /* --rounds: of one message to every held EP */
@@ -310,6 +311,7 @@ struct bench_hello {
 };
 
 #define BENCH_HELLO_EVD_PER_EP 0x1
+#define BENCH_HELLO_RAW_CM_DAT 0x2
 
 struct bench_ready {
 	uint32_t magic;

@@ -89,9 +89,20 @@ struct raw_conn {
 	bool unsent;       /* RDM: that message still to be posted */
 	struct raw_conn *wnext, *wprev; /* raw_state.warm */
 	struct raw_conn *qnext;         /* raw_state.byeq */
+	/* --raw-cm=dat, MSG passive side: */
+	bool rtu_in; /* the requester's zero-byte message came */
+	bool up;     /* FI_CONNECTED came */
 };
 
+/*
+ * --raw-cm=dat: the private data each way, as long as dapl-ofi's CM
+ * header (the content is not looked at).
+ */
+#define RAW_CM_PDATA 7
+static const unsigned char raw_cm_pdata[RAW_CM_PDATA];
+
 struct raw_state {
+	fid_t end_pending; /* --raw-cm=dat: an end held for its message */
 	struct fi_info *info;
 	struct fid_fabric *fabric;
 	struct fid_domain *domain;
@@ -334,6 +345,13 @@ static int raw_open(struct bench_ctx *ctx)
 	size_t txs, rxs;
 	int ret;
 
+	/* Its CQ reads would take the data completions of --rounds. */
+	if (ctx->opts->raw_cm_dat &&
+	    (ctx->opts->rounds || ctx->opts->evd_per_ep)) {
+		BENCH_ERR("--raw-cm=dat is for connection cycles alone: not "
+		          "with --rounds or --evd-per-ep");
+		return -EINVAL;
+	}
 	/*
 	 * What dapl-ofi sets for tcp;ofi_rxm (dapl-ofi(7)) unless the
 	 * environment has them, before libfabric reads them: receives
@@ -998,7 +1016,10 @@ static int raw_connect(struct bench_ctx *ctx, struct bench_conn **out)
 	ret = raw_ep_setup(ctx, st->info, 0, &conn);
 	if (ret)
 		return ret;
-	ret = fi_connect(conn->ep, st->info->dest_addr, NULL, 0);
+	raw_rc(conn)->active = true;
+	ret = fi_connect(conn->ep, st->info->dest_addr,
+	                 ctx->opts->raw_cm_dat ? raw_cm_pdata : NULL,
+	                 ctx->opts->raw_cm_dat ? RAW_CM_PDATA : 0);
 	if (ret) {
 		RAW_ERR("fi_connect", ret);
 		bench_raw_ops.free_conn(conn);
@@ -1023,7 +1044,18 @@ static int raw_accept(struct bench_ctx *ctx, void *req, struct bench_conn **out)
 		return ret;
 	}
 	fi_freeinfo(info);
-	ret = fi_accept(conn->ep, NULL, 0);
+	/* --raw-cm=dat: the receive for the requester's message, first. */
+	if (ctx->opts->raw_cm_dat) {
+		ret = (int)fi_recv(conn->ep, NULL, 0, NULL, 0,
+		                   &((struct fid_ep *)conn->ep)->fid);
+		if (ret) {
+			RAW_ERR("fi_recv", ret);
+			bench_raw_ops.free_conn(conn);
+			return -EIO;
+		}
+	}
+	ret = fi_accept(conn->ep, ctx->opts->raw_cm_dat ? raw_cm_pdata : NULL,
+	                ctx->opts->raw_cm_dat ? RAW_CM_PDATA : 0);
 	if (ret) {
 		RAW_ERR("fi_accept", ret);
 		bench_raw_ops.free_conn(conn);
@@ -1058,6 +1090,79 @@ static void raw_progress_own(struct bench_ctx *ctx)
 	}
 }
 
+/*
+ * --raw-cm=dat: read the shared CQ, where only the connections' own
+ * zero-byte messages complete (dat_cm_rate without --rounds). A passive
+ * side's that came after FI_CONNECTED makes its connection established
+ * (1, in ev). A context is an endpoint's fid, looked up, never followed:
+ * its connection may be gone (errors, such as receives flushed at a
+ * close, are read and dropped).
+ */
+static int raw_cm_rtu_read(struct bench_ctx *ctx, struct bench_cm_ev *ev)
+{
+	struct raw_state *st = raw_st(ctx);
+	struct fi_cq_msg_entry e;
+	struct bench_conn *conn;
+	struct raw_conn *rc;
+	ssize_t rd;
+
+	for (;;) {
+		rd = fi_cq_read(st->cq, &e, 1);
+		if (rd == -FI_EAVAIL) {
+			struct fi_cq_err_entry err = {0};
+
+			if (fi_cq_readerr(st->cq, &err, 0) < 0)
+				return -EIO;
+			continue;
+		}
+		if (rd == -FI_EAGAIN)
+			return 0;
+		if (rd < 0) {
+			RAW_ERR("fi_cq_read", rd);
+			return -EIO;
+		}
+		if (!(e.flags & FI_RECV))
+			continue; /* the active side's send */
+		conn = raw_find(ctx, (fid_t)e.op_context);
+		if (!conn)
+			continue;
+		rc = raw_rc(conn);
+		rc->rtu_in = true;
+		if (rc->up && !conn->established) {
+			memset(ev, 0, sizeof(*ev));
+			conn->established = 1;
+			ev->conn = conn;
+			ev->type = BENCH_CM_ESTABLISHED;
+			return 1;
+		}
+	}
+}
+
+/* --raw-cm=dat: FI_CONNECTED on conn. 1: established now (in ev). */
+static int raw_cm_dat_connected(struct bench_ctx *ctx, struct bench_conn *conn,
+                                struct bench_cm_ev *ev)
+{
+	struct raw_conn *rc = raw_rc(conn);
+	int ret;
+
+	if (rc->active) {
+		/* The requester's zero-byte message, before anything else. */
+		ret = (int)fi_send(conn->ep, NULL, 0, NULL, 0,
+		                   &((struct fid_ep *)conn->ep)->fid);
+		if (ret) {
+			RAW_ERR("fi_send", ret);
+			return -EIO;
+		}
+	} else {
+		rc->up = true;
+		if (!rc->rtu_in)
+			return raw_cm_rtu_read(ctx, ev);
+	}
+	conn->established = 1;
+	ev->type = BENCH_CM_ESTABLISHED;
+	return 1;
+}
+
 static int raw_cm_poll(struct bench_ctx *ctx, struct bench_cm_ev *ev)
 {
 	struct raw_state *st = raw_st(ctx);
@@ -1068,8 +1173,29 @@ static int raw_cm_poll(struct bench_ctx *ctx, struct bench_cm_ev *ev)
 
 	if (st->rdm)
 		return raw_cm_poll_rdm(ctx, ev);
+	if (st->end_pending) {
+		struct bench_conn *c = raw_find(ctx, st->end_pending);
+		int ret;
+
+		if (c && !c->established) {
+			ret = raw_cm_rtu_read(ctx, ev);
+			if (ret != 0)
+				return ret;
+		}
+		st->end_pending = NULL;
+		if (!c)
+			return 0;
+		/* Established or not (no message came), it has ended. */
+		memset(ev, 0, sizeof(*ev));
+		c->established = 0;
+		ev->conn = c;
+		ev->type = BENCH_CM_DISCONNECTED;
+		return 1;
+	}
 	rd = fi_eq_read(st->eq, &event, &entry, sizeof(entry), 0);
 	if (rd == -FI_EAGAIN) {
+		if (ctx->opts->raw_cm_dat)
+			return raw_cm_rtu_read(ctx, ev);
 		/* tcp notices a peer's shutdown through CQ progress. */
 		(void)fi_cq_read(st->cq, NULL, 0);
 		if (ctx->opts->evd_per_ep)
@@ -1103,6 +1229,8 @@ static int raw_cm_poll(struct bench_ctx *ctx, struct bench_cm_ev *ev)
 		ev->conn = raw_find(ctx, entry.fid);
 		if (!ev->conn)
 			return 0;
+		if (ctx->opts->raw_cm_dat)
+			return raw_cm_dat_connected(ctx, ev->conn, ev);
 		ev->conn->established = 1;
 		ev->type = BENCH_CM_ESTABLISHED;
 		return 1;
@@ -1110,6 +1238,16 @@ static int raw_cm_poll(struct bench_ctx *ctx, struct bench_cm_ev *ev)
 		ev->conn = raw_find(ctx, entry.fid);
 		if (!ev->conn)
 			return 0;
+		/*
+		 * --raw-cm=dat: a passive side's end before its requester's
+		 * message was taken (libfabric has read it by now): the end
+		 * waits for the next look, the message goes first.
+		 */
+		if (ctx->opts->raw_cm_dat && !ev->conn->established &&
+		    !raw_rc(ev->conn)->active) {
+			st->end_pending = entry.fid;
+			return raw_cm_rtu_read(ctx, ev);
+		}
 		ev->conn->established = 0;
 		ev->type = BENCH_CM_DISCONNECTED;
 		return 1;
