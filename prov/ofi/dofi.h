@@ -1201,6 +1201,13 @@ void dofi_pool_fini(dofi_pool_t *pool);
 /* dofi_pool_get/put, dofi_lmr_lookup, dofi_dto_complete: dofi_fast.h */
 /* Ops of the pool now posted (a scan: for queries, not the data path). */
 uint32_t dofi_pool_used(const dofi_pool_t *pool);
+/*
+ * The ops of the pool now posted, in posting order (their seq): a
+ * malloc'd array of *n, for the caller to free; NULL without memory (the
+ * caller then goes in the pool's order). A scan and a sort: connection
+ * ends, not the data path.
+ */
+dofi_op_t **dofi_pool_posted(dofi_pool_t *pool, uint32_t *n);
 /* The caller holds evd->lock (as for dofi_dto_complete). */
 int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *event,
                           dofi_evd_t *evd);

@@ -82,15 +82,6 @@ static void dofi_cm_event(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 	(void)dofi_evd_post(ep->conn_evd, &ev);
 }
 
-static int dofi_cm_seq_cmp(const void *a, const void *b)
-{
-	const dofi_op_t *x = *(dofi_op_t *const *)a;
-	const dofi_op_t *y = *(dofi_op_t *const *)b;
-	int32_t d = (int32_t)(x->seq - y->seq);
-
-	return d < 0 ? -1 : d > 0;
-}
-
 /*
  * fn(ep, op) for each op of pool still posted, in posting order (the
  * pool's own order is its free list's), until fn returns non-zero; without
@@ -99,20 +90,16 @@ static int dofi_cm_seq_cmp(const void *a, const void *b)
 static void dofi_cm_each_posted(dofi_ep_t *ep, dofi_pool_t *pool,
                                 int (*fn)(dofi_ep_t *, dofi_op_t *))
 {
-	uint32_t i, n = 0, seen = dofi_pool_seen(pool);
-	dofi_op_t **v = malloc((seen ? seen : 1) * sizeof(*v));
+	uint32_t i, n, seen = dofi_pool_seen(pool);
+	dofi_op_t **v = dofi_pool_posted(pool, &n);
 
-	for (i = 0; i < seen; i++) {
-		if (!atomic_load(&pool->ops[i].posted))
-			continue;
-		if (v != NULL)
-			v[n++] = &pool->ops[i];
-		else if (fn(ep, &pool->ops[i]) != 0)
-			return;
-	}
-	if (v == NULL)
+	if (v == NULL) {
+		for (i = 0; i < seen; i++)
+			if (atomic_load(&pool->ops[i].posted) &&
+			    fn(ep, &pool->ops[i]) != 0)
+				return;
 		return;
-	qsort(v, n, sizeof(*v), dofi_cm_seq_cmp);
+	}
 	for (i = 0; i < n; i++)
 		if (fn(ep, v[i]) != 0)
 			break;

@@ -652,39 +652,22 @@ static void dofi_rdm_forget(dofi_ep_t *ep)
 	}
 }
 
-/* Posting order, for the flush below. */
-static int dofi_rdm_seq_cmp(const void *a, const void *b)
-{
-	const dofi_op_t *x = *(dofi_op_t *const *)a;
-	const dofi_op_t *y = *(dofi_op_t *const *)b;
-
-	return (int32_t)(x->seq - y->seq) < 0 ? -1 : (int32_t)(x->seq - y->seq) > 0;
-}
-
 /* Report what pool still has posted as flushed, in posting order. */
 static void dofi_rdm_flush_pool(dofi_pool_t *pool)
 {
-	uint32_t i, n = 0, seen = dofi_pool_seen(pool);
+	uint32_t i, n, seen = dofi_pool_seen(pool);
 	dofi_op_t **v;
 
 	if (dofi_pool_used(pool) == 0)
 		return;
-	v = malloc(seen * sizeof(*v));
-	for (i = 0; i < seen; i++) {
-		dofi_op_t *op = &pool->ops[i];
-
-		if (!atomic_load(&op->posted))
-			continue;
-		if (v != NULL) {
-			v[n++] = op;
-			continue;
-		}
-		if (atomic_exchange(&op->posted, 0) != 0)
-			dofi_dto_flush_op(op);
-	}
-	if (v == NULL)
+	v = dofi_pool_posted(pool, &n);
+	if (v == NULL) {
+		/* No memory for the sort: in the pool's order. */
+		for (i = 0; i < seen; i++)
+			if (atomic_exchange(&pool->ops[i].posted, 0) != 0)
+				dofi_dto_flush_op(&pool->ops[i]);
 		return;
-	qsort(v, n, sizeof(*v), dofi_rdm_seq_cmp);
+	}
 	for (i = 0; i < n; i++) {
 		uint8_t posted = atomic_exchange(&v[i]->posted, 0);
 
@@ -747,30 +730,24 @@ static void dofi_rdm_close_locked(dofi_ep_t *ep)
 static void dofi_rdm_cancel_recvs(dofi_ep_t *ep)
 {
 	dofi_pool_t *pool = &ep->recv_pool;
-	uint32_t i, n = 0, seen = dofi_pool_seen(pool);
+	uint32_t i, n, seen = dofi_pool_seen(pool);
 	dofi_op_t **v;
 
 	if (dofi_pool_used(pool) == 0)
 		return;
-	v = malloc(seen * sizeof(*v));
-	for (i = 0; i < seen; i++) {
-		dofi_op_t *op = &pool->ops[i];
-
-		if (!atomic_load(&op->posted))
-			continue;
-		if (v != NULL) {
-			v[n++] = op;
-			continue;
-		}
+	v = dofi_pool_posted(pool, &n);
+	if (v == NULL) {
 		/* No memory for the sort: in the pool's order. */
-		if (atomic_exchange(&op->posted, 0) != 0) {
-			(void)fi_cancel(&ep->fep->fid, op);
-			dofi_dto_flush_op(op);
+		for (i = 0; i < seen; i++) {
+			dofi_op_t *op = &pool->ops[i];
+
+			if (atomic_exchange(&op->posted, 0) != 0) {
+				(void)fi_cancel(&ep->fep->fid, op);
+				dofi_dto_flush_op(op);
+			}
 		}
-	}
-	if (v == NULL)
 		return;
-	qsort(v, n, sizeof(*v), dofi_rdm_seq_cmp);
+	}
 	for (i = n; i-- > 0;) {
 		if (atomic_exchange(&v[i]->posted, 0) == 0) {
 			v[i] = NULL; /* completed meanwhile, and reported */

@@ -76,6 +76,30 @@ uint32_t dofi_pool_used(const dofi_pool_t *pool)
 	return n;
 }
 
+static int dofi_pool_seq_cmp(const void *a, const void *b)
+{
+	const dofi_op_t *x = *(dofi_op_t *const *)a;
+	const dofi_op_t *y = *(dofi_op_t *const *)b;
+	int32_t d = (int32_t)(x->seq - y->seq);
+
+	return d < 0 ? -1 : d > 0;
+}
+
+dofi_op_t **dofi_pool_posted(dofi_pool_t *pool, uint32_t *n)
+{
+	uint32_t i, seen = dofi_pool_seen(pool);
+	dofi_op_t **v = malloc((seen ? seen : 1) * sizeof(*v));
+
+	*n = 0;
+	if (v == NULL)
+		return NULL;
+	for (i = 0; i < seen; i++)
+		if (atomic_load(&pool->ops[i].posted))
+			v[(*n)++] = &pool->ops[i];
+	qsort(v, *n, sizeof(*v), dofi_pool_seq_cmp);
+	return v;
+}
+
 void dofi_pool_fini(dofi_pool_t *pool)
 {
 	if (pool->ops != NULL)
