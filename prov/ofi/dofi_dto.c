@@ -157,7 +157,7 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	dofi_op_t *op = err->op_context;
 	DAT_DTO_COMPLETION_STATUS st;
 	uint8_t posted;
-	int code = err->err;
+	int code = err->err, recv_failed;
 
 	/* shm before 2.5 hands some codes over negated (traits). The EVD's
 	 * IA: op's EP may be gone (its flushes are still in the CQ). */
@@ -189,10 +189,10 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	 * ECONNABORTED, EHOSTUNREACH, ENOTCONN; rxd: ECONNREFUSED), which
 	 * nothing else would end. FI_EADDRNOTAVAIL is no dead peer.
 	 */
-	if (op->type == DOFI_OP_RECV && st != DAT_DTO_ERR_FLUSHED)
+	recv_failed = op->type == DOFI_OP_RECV && st != DAT_DTO_ERR_FLUSHED;
+	if (recv_failed)
 		op->ep->recv_failed = 1;
-	if ((op->type == DOFI_OP_RECV && st != DAT_DTO_ERR_FLUSHED) ||
-	    code == FI_ECONNABORTED || code == FI_EHOSTUNREACH ||
+	if (recv_failed || code == FI_ECONNABORTED || code == FI_EHOSTUNREACH ||
 	    code == FI_ENOTCONN || code == FI_ECONNREFUSED)
 		op->ep->obj.ia->ctl->cm_break_later(op->ep);
 	dofi_dto_fill(ev, evd, op, st, err->len);
