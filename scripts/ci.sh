@@ -106,6 +106,22 @@ flag_runner() {
 	done < <(grep -E '^[^ ]+ [^ ]+: Fail$' "$1" 2>/dev/null || true)
 }
 
+# count_runner OUT WHAT: add a conformance run's counts (its last line,
+# in OUT) to test_job's pass, fail and skip, and keep its failed tests;
+# no summary line is a failure of WHAT.
+count_runner() {
+	local r_pass='' r_fail='' r_skip=''
+	read -r r_pass r_fail r_skip < <(runner_summary "$1") || true
+	flag_runner "$1"
+	if [ -z "${r_pass:-}" ]; then
+		flag "$2 printed no summary"
+		fail=$((fail + 1))
+	else
+		pass=$((pass + r_pass)); fail=$((fail + r_fail))
+		skip=$((skip + r_skip))
+	fi
+}
+
 summary() { # test-suite.log -> counts
 	awk '/^# (PASS|FAIL|XPASS|ERROR|SKIP):/ {n[$2]=$3}
 	     END {printf "%d %d %d\n", n["PASS:"], n["FAIL:"]+n["XPASS:"]+n["ERROR:"], n["SKIP:"]}' "$1"
@@ -240,16 +256,7 @@ test_job() {
 		-L "$build/fabtests-dat.logs" | tee "$ft_out" || true
 	# Its skipped count is the excluded tests: with -D, a test that does
 	# not run fails unless an exclude file lists it with a reason.
-	local ft_pass='' ft_fail='' ft_skip=''
-	read -r ft_pass ft_fail ft_skip < <(runner_summary "$ft_out") || true
-	flag_runner "$ft_out"
-	if [ -z "${ft_pass:-}" ]; then
-		flag "the conformance runner printed no summary"
-		fail=$((fail + 1))
-	else
-		pass=$((pass + ft_pass)); fail=$((fail + ft_fail))
-		skip=$((skip + ft_skip))
-	fi
+	count_runner "$ft_out" "the conformance runner"
 
 	# RDM fabrics through dapl-ofi's own connection backend: tcp;ofi_rxm
 	# and shm (ofi-rxd does not pass the functional tests yet), each
@@ -263,16 +270,7 @@ test_job() {
 			--loopback -D "$rdm_ia" -g all -d 20 -T 180 -v \
 			-t "$(rdm_tests "$rdm_ia")" \
 			-L "$build/fabtests-dat-$rdm_ia.logs" | tee "$rdm_out" || true
-		ft_pass='' ft_fail='' ft_skip=''
-		read -r ft_pass ft_fail ft_skip < <(runner_summary "$rdm_out") || true
-		flag_runner "$rdm_out"
-		if [ -z "${ft_pass:-}" ]; then
-			flag "the $rdm_ia conformance runner printed no summary"
-			fail=$((fail + 1))
-		else
-			pass=$((pass + ft_pass)); fail=$((fail + ft_fail))
-			skip=$((skip + ft_skip))
-		fi
+		count_runner "$rdm_out" "the $rdm_ia conformance runner"
 	done
 
 	log "sanitizers: unit and functional tests under ASan+UBSan"
