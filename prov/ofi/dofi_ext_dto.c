@@ -40,13 +40,17 @@ static void dofi_cnt_add(uint64_t *c, uint64_t n)
 
 /*
  * What every extended request checks first; DAT_SUCCESS when it may be
- * posted. offered: whether the IA's fabric carries it.
+ * posted, with *fepp the endpoint to post to, read once: a retry must not
+ * read ep->fep again after the connection's end (as dofi_req_post).
+ * offered: whether the IA's fabric carries it.
  */
 static DAT_RETURN dofi_ext_ready(dofi_ep_t *ep, DAT_EP_HANDLE h, int offered,
                                  const char *what,
                                  const DAT_RMR_TRIPLET *remote,
-                                 DAT_COMPLETION_FLAGS flags)
+                                 DAT_COMPLETION_FLAGS flags,
+                                 struct fid_ep **fepp)
 {
+	struct fid_ep *fep;
 	DAT_EP_STATE state;
 
 	if (dofi_unlikely(ep == NULL)) {
@@ -63,12 +67,14 @@ static DAT_RETURN dofi_ext_ready(dofi_ep_t *ep, DAT_EP_HANDLE h, int offered,
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 	if (dofi_unlikely(remote == NULL))
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	fep = ep->fep;
 	state = atomic_load_explicit(&ep->state, memory_order_acquire);
-	if (dofi_unlikely(state != DAT_EP_STATE_CONNECTED || ep->fep == NULL))
+	if (dofi_unlikely(state != DAT_EP_STATE_CONNECTED || fep == NULL))
 		return DAT_ERROR(DAT_INVALID_STATE,
 		                 state == DAT_EP_STATE_DISCONNECT_PENDING
 		                         ? DAT_INVALID_STATE_EP_DISCPENDING
 		                         : DAT_INVALID_STATE_EP_UNCONNECTED);
+	*fepp = fep;
 	return DAT_SUCCESS;
 }
 
@@ -141,6 +147,7 @@ DAT_RETURN dofi_ext_write_imm(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	const dofi_lmr_t *lmr;
 	struct fi_rma_iov rma;
 	size_t count = 0;
+	struct fid_ep *fep = NULL;
 	const dofi_ia_t *ia;
 	uint64_t wflags;
 	dofi_op_t *op;
@@ -149,7 +156,7 @@ DAT_RETURN dofi_ext_write_imm(DAT_EP_HANDLE h, DAT_COUNT nseg,
 
 	ret = dofi_ext_ready(
 	        ep, h, ep != NULL && ep->obj.ia->ext.immed != DOFI_IMMED_NONE,
-	        what, remote, flags);
+	        what, remote, flags, &fep);
 	if (dofi_unlikely(ret != DAT_SUCCESS))
 		return ret;
 	ia = ep->obj.ia;
@@ -203,7 +210,7 @@ DAT_RETURN dofi_ext_write_imm(DAT_EP_HANDLE h, DAT_COUNT nseg,
 		};
 
 		rc = DOFI_RETRY_POST(ep, ep->tx_cq,
-		                     fi_writemsg(ep->fep, &msg,
+		                     fi_writemsg(fep, &msg,
 		                                 FI_COMPLETION |
 		                                         FI_REMOTE_CQ_DATA |
 		                                         wflags));
@@ -238,15 +245,15 @@ DAT_RETURN dofi_ext_write_imm(DAT_EP_HANDLE h, DAT_COUNT nseg,
 		         total <= ia->info->tx_attr->inject_size)
 			rc = DOFI_RETRY_POST(
 			        ep, ep->tx_cq,
-			        fi_inject_write(ep->fep, iov[0].iov_base, total,
+			        fi_inject_write(fep, iov[0].iov_base, total,
 			                        ep->peer, rma.addr, rma.key));
 		else
 			rc = DOFI_RETRY_POST(ep, ep->tx_cq,
-			                     fi_writemsg(ep->fep, &wmsg, 0));
+			                     fi_writemsg(fep, &wmsg, 0));
 		if (rc == 0)
 			rc = DOFI_RETRY_POST(
 			        ep, ep->tx_cq,
-			        fi_sendmsg(ep->fep, &smsg,
+			        fi_sendmsg(fep, &smsg,
 			                   FI_COMPLETION | FI_REMOTE_CQ_DATA |
 			                           wflags));
 	}
@@ -264,6 +271,7 @@ DAT_RETURN dofi_ext_atomic(DAT_EP_HANDLE h, uint8_t type, uint64_t v0,
 	                           ? "dat_ib_post_fetch_and_add"
 	                           : "dat_ib_post_cmp_and_swap";
 	dofi_ep_t *ep = dofi_obj_fast(h, DOFI_OBJ_EP);
+	struct fid_ep *fep = NULL;
 	DAT_LMR_TRIPLET t;
 	const dofi_lmr_t *lmr;
 	dofi_op_t *op;
@@ -275,7 +283,7 @@ DAT_RETURN dofi_ext_atomic(DAT_EP_HANDLE h, uint8_t type, uint64_t v0,
 	                     ep != NULL && (type == DOFI_OP_EXT_FADD
 	                                            ? ep->obj.ia->ext.fetch_add
 	                                            : ep->obj.ia->ext.cmp_swap),
-	                     what, remote, flags);
+	                     what, remote, flags, &fep);
 	if (dofi_unlikely(ret != DAT_SUCCESS))
 		return ret;
 	/* 64 bits, aligned, as InfiniBand's atomics. */
@@ -324,17 +332,17 @@ DAT_RETURN dofi_ext_atomic(DAT_EP_HANDLE h, uint8_t type, uint64_t v0,
 		rc = DOFI_RETRY_POST(
 		        ep, ep->tx_cq,
 		        fi_fetch_atomic(
-		                ep->fep, &op->ext_val[0], 1, NULL, result,
+		                fep, &op->ext_val[0], 1, NULL, result,
 		                lmr->desc, ep->peer, remote->virtual_address,
 		                remote->rmr_context, FI_UINT64, FI_SUM, op));
 	else
 		rc = DOFI_RETRY_POST(
 		        ep, ep->tx_cq,
 		        fi_compare_atomic(
-		                ep->fep, &op->ext_val[0], 1, NULL,
-		                &op->ext_val[1], NULL, result, lmr->desc,
-		                ep->peer, remote->virtual_address,
-		                remote->rmr_context, FI_UINT64, FI_CSWAP, op));
+		                fep, &op->ext_val[0], 1, NULL, &op->ext_val[1],
+		                NULL, result, lmr->desc, ep->peer,
+		                remote->virtual_address, remote->rmr_context,
+		                FI_UINT64, FI_CSWAP, op));
 	if (dofi_unlikely(rc != 0))
 		return dofi_ext_refused(ep, op, rc, what);
 	return dofi_ext_posted(ep, op);
