@@ -260,23 +260,9 @@ static int raw_getinfo(struct bench_ctx *ctx, struct fi_info **out)
 
 	if (o->raw_ep == BENCH_RAW_EP_RDM)
 		return raw_getinfo_rdm(ctx, out);
-	hints = fi_allocinfo();
+	hints = raw_hints(ctx, FI_EP_MSG);
 	if (!hints)
 		return -ENOMEM;
-	hints->ep_attr->type = FI_EP_MSG;
-	hints->caps = FI_MSG | FI_RMA |
-	              (o->test == BENCH_TEST_ATOMIC ? FI_ATOMIC : 0);
-	hints->mode = 0;
-	hints->addr_format = FI_SOCKADDR_IN;
-	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
-	                              FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-	hints->domain_attr->threading =
-	        o->raw_thread_safe ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
-	hints->fabric_attr->prov_name = strdup(raw_prov_name(o->ia_name));
-	if (!hints->fabric_attr->prov_name) {
-		fi_freeinfo(hints);
-		return -ENOMEM;
-	}
 	snprintf(port, sizeof(port), "%u", o->cm_port);
 	if (ctx->server)
 		ret = fi_getinfo(RAW_FI_VERSION, RAW_SRC_ADDR, port, FI_SOURCE,
