@@ -1223,12 +1223,29 @@ slow:
 dof_status_t dofi_dto_post_internal_recv(dofi_ep_t *ep, struct fid_ep *fep,
                                          dofi_op_t *op)
 {
+	uint64_t until = 0;
+	int tries = 0;
 	ssize_t rc;
 
 	op->type = DOFI_OP_CM_RECV;
 	op->len = 0;
 	atomic_store(&op->posted, 1);
-	rc = DOFI_RETRY(ep->rx_cq, fi_recv(fep, NULL, 0, NULL, 0, op));
+	/*
+	 * rxd refuses a receive while the CQ it completes into is full (its
+	 * util CQ's ring; libfabric 1.17-2.6, rxd_ep_generic_recvmsg), and a
+	 * progress pass does not empty it: a reader must. A consumer that
+	 * does not dequeue while it accepts (OFED's dtestcm, no progress
+	 * thread) leaves the backends' own completions there, one per
+	 * connection, and the 257th accept failed. Move them into the EVD,
+	 * where they take no room, and try again.
+	 */
+	while ((rc = fi_recv(fep, NULL, 0, NULL, 0, op)) == -FI_EAGAIN &&
+	       dofi_retry_more(++tries, &until)) {
+		if (ep->recv_evd != NULL)
+			dofi_evd_flush_one(ep->recv_evd, ep->rx_cq, 1);
+		else
+			(void)dofi_retry_eagain(ep->rx_cq, rc);
+	}
 	if (rc != 0) {
 		atomic_store(&op->posted, 0);
 		dof_info(DOFI_LOG, "EP %p: internal receive: %s", (void *)ep,
