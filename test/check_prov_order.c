@@ -113,6 +113,7 @@ static void fake_setup(int late_order, uint64_t write_flags)
 	F.traits = *dofi_traits_lookup(NULL);
 	F.traits.late_order = (uint8_t)late_order;
 	F.ia->traits = &F.traits;
+	F.ia->late_order = (uint8_t)late_order;
 	F.ia->write_flags = write_flags;
 	F.ia->ia_attr.max_message_size = 1 << 20;
 	F.ia->ia_attr.max_rdma_size = 1 << 20;
@@ -671,6 +672,115 @@ START_TEST(order_dequeue_beside_drain)
 }
 END_TEST
 
+/*
+ * A fabric that does not order a Send after an RDMA Write (efa; ia->fence
+ * DOFI_FENCE_WRITE, set up as dofi_ia_open does where the granted
+ * msg_order lacks FI_ORDER_SAW): every Write, suppressed or not, asks
+ * FI_DELIVERY_COMPLETE and is late, and a Send is not handed to libfabric
+ * until the Writes before it have completed. A Read or a Write posted
+ * meanwhile does not wait.
+ */
+static struct {
+	pthread_t thr;
+	DAT_RETURN ret;
+	_Atomic int done;
+} S;
+
+static void *saw_send(void *arg)
+{
+	DAT_LMR_TRIPLET seg = {.lmr_context = 1,
+	                       .virtual_address = (uintptr_t)F.buf,
+	                       .segment_length = 64};
+	DAT_DTO_COOKIE c = {.as_64 = (uint64_t)(uintptr_t)arg};
+
+	S.ret = dofi_ep_post_send(F.ep, 1, &seg, c,
+	                          DAT_COMPLETION_DEFAULT_FLAG);
+	atomic_store(&S.done, 1);
+	return NULL;
+}
+
+static uint32_t taken_now(void)
+{
+	return __atomic_load_n(&F.ntaken, __ATOMIC_ACQUIRE);
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = ms * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+START_TEST(order_saw_fence_send_waits)
+{
+	static const struct want w[] = {{1, DAT_DTO_SUCCESS},
+	                                {2, DAT_DTO_SUCCESS},
+	                                {3, DAT_DTO_SUCCESS},
+	                                {4, DAT_DTO_SUCCESS}};
+	dofi_op_t *w0, *w1, *r2, *s3, *w4;
+
+	fake_setup(DOFI_ORDER_NONE, 0);
+	F.ia->fence = DOFI_FENCE_WRITE;
+	F.ia->late_order = DOFI_ORDER_LATE;
+	F.ia->write_flags = FI_DELIVERY_COMPLETE;
+	F.ia->quiet_write_flags = FI_DELIVERY_COMPLETE;
+	w0 = post(DOFI_OP_WRITE, 0, 1); /* suppressed: delivered all the same */
+	ck_assert_uint_eq(F.taken_flags[0] & FI_DELIVERY_COMPLETE,
+	                  FI_DELIVERY_COMPLETE);
+	w1 = post(DOFI_OP_WRITE, 1, 0);
+	ck_assert_uint_eq(F.taken_flags[1] & FI_DELIVERY_COMPLETE,
+	                  FI_DELIVERY_COMPLETE);
+	ck_assert_uint_eq(w0->late, 1);
+	ck_assert_uint_eq(w1->late, 1);
+	r2 = post(DOFI_OP_READ, 2, 0); /* a Read does not wait */
+	ck_assert(dofi_fence_due(F.ep, DOFI_FENCE_WAITS(DOFI_OP_SEND)));
+	ck_assert(!dofi_fence_due(F.ep, DOFI_FENCE_WAITS(DOFI_OP_WRITE)));
+
+	memset(&S, 0, sizeof(S));
+	ck_assert_int_eq(
+	        pthread_create(&S.thr, NULL, saw_send, (void *)(uintptr_t)3),
+	        0);
+	nap_ms(50);
+	ck_assert_uint_eq(taken_now(), 3); /* the Send waits */
+	ck_assert_int_eq(atomic_load(&S.done), 0);
+	complete(w0, 0);
+	nap_ms(50);
+	ck_assert_uint_eq(taken_now(), 3); /* still: w1 is out */
+	complete(w1, 0);
+	pthread_join(S.thr, NULL);
+	ck_assert_int_eq(S.ret, DAT_SUCCESS);
+	ck_assert_uint_eq(taken_now(), 4);
+	s3 = F.taken[3];
+	ck_assert_uint_eq(s3->type, DOFI_OP_SEND);
+	/* A Read before it is not waited for: the Send went before r2
+	 * completed. A Write after it does not wait either. */
+	w4 = post(DOFI_OP_WRITE, 4, 0);
+	complete(s3, 0);
+	complete(w4, 0);
+	ck_assert_uint_eq(F.nout, 1); /* w1; the rest behind r2 */
+	complete(r2, 0);
+	end_with(w, sizeof(w) / sizeof(w[0]));
+}
+END_TEST
+
+/* Where the fabric orders a Send after a Write (no fence), the Send goes
+ * at once behind an outstanding Write. */
+START_TEST(order_saw_granted_no_wait)
+{
+	static const struct want w[] = {{0, DAT_DTO_SUCCESS},
+	                                {1, DAT_DTO_SUCCESS}};
+	dofi_op_t *w0, *s1;
+
+	fake_setup(DOFI_ORDER_LATE, FI_DELIVERY_COMPLETE);
+	w0 = post(DOFI_OP_WRITE, 0, 0);
+	ck_assert(!dofi_fence_due(F.ep, DOFI_FENCE_WAITS(DOFI_OP_SEND)));
+	s1 = post(DOFI_OP_SEND, 1, 0);
+	complete(s1, 0);
+	complete(w0, 0);
+	end_with(w, sizeof(w) / sizeof(w[0]));
+}
+END_TEST
+
 Suite *check_prov_order_suite(void)
 {
 	Suite *s = suite_create("prov posting order");
@@ -687,6 +797,8 @@ Suite *check_prov_order_suite(void)
 	tcase_add_test(tc, order_random_tcp);
 	tcase_add_test(tc, order_random_sockets);
 	tcase_add_test(tc, order_dequeue_beside_drain);
+	tcase_add_test(tc, order_saw_fence_send_waits);
+	tcase_add_test(tc, order_saw_granted_no_wait);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -525,9 +525,9 @@ typedef struct dofi_ep {
 	uint32_t held_head, held_tail;
 	/* A flush of requests dropped the list: hold nothing more. */
 	uint8_t held_closed;
-	/* traits->read_fence: late_settled must reach this before a request
-	 * is posted (one past the number of the last late request posted;
-	 * dofi_dto_fence). */
+	/* ia->fence: late_settled must reach this before a request that
+	 * waits is posted (one past the number of the last late request
+	 * posted that raises a fence; dofi_dto_fence). */
 	_Atomic uint32_t fence_mark;
 	/*
 	 * RMR bind completions in request-queue order: the request posted
@@ -635,6 +635,20 @@ struct dofi_cr {
 enum { DOFI_ORDER_NONE, DOFI_ORDER_LATE, DOFI_ORDER_ALL };
 
 /*
+ * ia->fence: what a request waits for before it is handed to libfabric
+ * (dofi_dto_fence, dofi_dto.c). A late request of a kind the IA fences
+ * raises ep->fence_mark; a request that waits for that kind is posted
+ * once the late requests up to the mark have completed.
+ */
+/* traits->read_fence: any request, for the Reads and atomics before it. */
+#define DOFI_FENCE_READ 0x1
+/* The fabric does not order a message after an RDMA Write (no
+ * FI_ORDER_SAW granted, or DAPL_OFI_TEST_NO_SAW): a request that consumes
+ * the peer's receive (a Send, a Write with immediate data) waits for the
+ * Writes before it, which complete on delivery (FI_DELIVERY_COMPLETE). */
+#define DOFI_FENCE_WRITE 0x2
+
+/*
  * What one libfabric provider does differently; one row per provider name,
  * looked up once at IA open.
  */
@@ -730,7 +744,8 @@ typedef struct dofi_traits {
 	 * target answers) is outstanding can overtake requests the fabric
 	 * queued behind the Read, and Reads beside large Sends stall (rxd,
 	 * libfabric 1.17 to 2.6): such a post waits until the Read is
-	 * reported (dofi_dto_fence, dofi_dto.c). Needs late_order.
+	 * reported (dofi_dto_fence, dofi_dto.c; DOFI_FENCE_READ in
+	 * ia->fence, which raises late_order where it is none).
 	 */
 	uint8_t read_fence;
 } dofi_traits_t;
@@ -798,8 +813,16 @@ typedef struct dofi_ia {
 	int prov_key;                /* FI_MR_PROV_KEY */
 	const dofi_traits_t *traits; /* the fabric's (dofi_traits.c) */
 	/* Extra op flags for RDMA writes: FI_DELIVERY_COMPLETE where a
-	 * transmit completion would hide a target's refusal. */
+	 * transmit completion would hide a target's refusal, or where a
+	 * message must wait for the data (DOFI_FENCE_WRITE); quiet_...: those
+	 * of a write whose completion the consumer does not see. */
 	uint64_t write_flags;
+	uint64_t quiet_write_flags;
+	/* What requests wait for before they are posted (DOFI_FENCE_*,
+	 * dofi_dto_fence), and traits->late_order, raised to DOFI_ORDER_LATE
+	 * where a fence needs it: read once per post (dofi_fast.h). */
+	uint8_t fence;
+	uint8_t late_order;
 	/* progress */
 	dofi_progress_mode_t progress_mode;
 	pthread_t progress_thread;
@@ -1255,11 +1278,12 @@ DAT_RETURN dofi_dto_fail(dofi_ep_t *ep, dofi_evd_t *evd, uint8_t type,
                          DAT_DTO_COMPLETION_STATUS status);
 void dofi_order_unposted(dofi_ep_t *ep, dofi_op_t *op);
 /*
- * traits->read_fence: wait until the EP's late requests have completed
- * (dofi_fence_due says when a post must). DAT_SUCCESS, or the post's
- * error when the connection ended or they took too long.
+ * ia->fence: wait until the EP's late requests up to its fence mark have
+ * completed, for a request that waits for the kinds waits (DOFI_FENCE_*;
+ * dofi_fence_due says when a post must). DAT_SUCCESS, or the post's error
+ * when the connection ended or they took too long.
  */
-DAT_RETURN dofi_dto_fence(dofi_ep_t *ep);
+DAT_RETURN dofi_dto_fence(dofi_ep_t *ep, uint8_t waits);
 /*
  * A backend's own zero-byte receive and send (DOFI_OP_CM_RECV/SEND), with
  * op one of its own (op->ep set). ia->lock held.

@@ -440,7 +440,7 @@ int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, dofi_evd_t *evd)
 	return 1;
 }
 
-/* ---- a fence behind Reads (traits->read_fence) -------------------------- */
+/* ---- fences: behind Reads (rxd), behind Writes (no FI_ORDER_SAW) -------- */
 
 /*
  * rxd (libfabric 1.17 to 2.6) queues a request while the peer's window is
@@ -458,12 +458,25 @@ int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, dofi_evd_t *evd)
  */
 #define DOFI_FENCE_NS (20 * 1000000000ull)
 
-DAT_RETURN dofi_dto_fence(dofi_ep_t *ep)
+/*
+ * A fabric that does not order a message after an RDMA Write (efa: send
+ * after send only; ia->fence DOFI_FENCE_WRITE) may hand the peer a Send
+ * before the data of a Write posted ahead of it has landed, where DAT
+ * promises, as InfiniBand does, that whoever sees the Send may read that
+ * memory. There every Write asks FI_DELIVERY_COMPLETE (its completion
+ * means the data is at the target; efa's default does not: its eager
+ * protocol completes once the packet is sent), raises the fence mark, and
+ * a Send or a Write with immediate data waits here for the Writes before
+ * it, as a request waits behind Reads on rxd. FI_FENCE would do it inside
+ * libfabric, but efa does not offer it (of libfabric 1.17's providers
+ * only sockets does, which orders anyway).
+ */
+DAT_RETURN dofi_dto_fence(dofi_ep_t *ep, uint8_t waits)
 {
 	uint64_t until = 0;
 	int tries = 0;
 
-	while (dofi_fence_due(ep)) {
+	while (dofi_fence_due(ep, waits)) {
 		DAT_EP_STATE state = atomic_load(&ep->state);
 
 		/* The connection ended: the Read is flushed. */
@@ -479,12 +492,14 @@ DAT_RETURN dofi_dto_fence(dofi_ep_t *ep)
 		if (until == 0)
 			until = dofi_now_ns() + DOFI_FENCE_NS;
 		if (dofi_now_ns() >= until) {
-			dof_info(DOFI_LOG,
-			         "EP %p: a Read or atomic posted earlier has "
-			         "not completed in %llu s; the post fails",
-			         (void *)ep,
-			         (unsigned long long)(DOFI_FENCE_NS /
-			                              1000000000ull));
+			dof_info(
+			        DOFI_LOG,
+			        "EP %p: a Read, atomic or RDMA Write posted "
+			        "earlier has not completed in %llu s; the post "
+			        "fails",
+			        (void *)ep,
+			        (unsigned long long)(DOFI_FENCE_NS /
+			                             1000000000ull));
 			return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
 			                 DAT_RESOURCE_TEP);
 		}
@@ -832,8 +847,8 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		rma.len = total;
 		rma.key = remote->rmr_context;
 	}
-	if (dofi_fence_due(ep)) {
-		ret = dofi_dto_fence(ep);
+	if (dofi_fence_due(ep, DOFI_FENCE_WAITS(type))) {
+		ret = dofi_dto_fence(ep, DOFI_FENCE_WAITS(type));
 		if (ret != DAT_SUCCESS)
 			return ret;
 	}
@@ -849,12 +864,14 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	 * A write whose completion the consumer sees waits for the target's
 	 * acknowledgement where the IA asks for it (see dofi_write_flags). A
 	 * suppressed one need not: tcp keeps order, so a later signalled DTO
-	 * still reports a refusal.
+	 * still reports a refusal; unless a message must wait for its data
+	 * (DOFI_FENCE_WRITE, dofi_dto_fence).
 	 */
-	wflags = type == DOFI_OP_WRITE && !op->suppress
-	                 ? ep->obj.ia->write_flags
-	                 : 0;
-	dofi_order_prepare(ep, op, type == DOFI_OP_READ || wflags != 0);
+	wflags = type != DOFI_OP_WRITE ? 0
+	         : op->suppress        ? ep->obj.ia->quiet_write_flags
+	                               : ep->obj.ia->write_flags;
+	dofi_order_prepare(ep, op, type == DOFI_OP_READ || wflags != 0,
+	                   DOFI_FENCE_RAISES(type));
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 
 	rc = DOFI_RETRY_POST(ep, ep->tx_cq,
@@ -937,10 +954,11 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		                  len > remote->segment_length))
 			goto slow;
 		/* See dofi_post_request_slow on acknowledged writes. */
-		if (type == DOFI_OP_WRITE && !suppress)
-			wflags = ia->write_flags;
+		if (type == DOFI_OP_WRITE)
+			wflags = suppress ? ia->quiet_write_flags
+			                  : ia->write_flags;
 	}
-	if (dofi_fence_due(ep))
+	if (dofi_fence_due(ep, DOFI_FENCE_WAITS(type)))
 		goto slow;
 	op = dofi_pool_get(&ep->req_pool);
 	if (dofi_unlikely(op == NULL))
@@ -949,7 +967,8 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	op->len = len;
 	op->type = type;
 	op->suppress = (uint8_t)suppress;
-	dofi_order_prepare(ep, op, type == DOFI_OP_READ || wflags != 0);
+	dofi_order_prepare(ep, op, type == DOFI_OP_READ || wflags != 0,
+	                   DOFI_FENCE_RAISES(type));
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 	buf = (void *)(uintptr_t)segs->virtual_address;
 	desc = lmr->desc;

@@ -185,14 +185,19 @@ DAT_RETURN dofi_ext_write_imm(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	if (dofi_unlikely(total > ia->ia_attr.max_rdma_size ||
 	                  total > remote->segment_length || total > UINT32_MAX))
 		return DAT_ERROR(DAT_LENGTH_ERROR, 0);
-	if (dofi_fence_due(ep) && (ret = dofi_dto_fence(ep)) != DAT_SUCCESS)
+	/* It consumes the peer's receive: after the Writes before it where
+	 * the fabric does not order that (DOFI_FENCE_WRITE). */
+	if (dofi_fence_due(ep, DOFI_FENCE_WAITS(DOFI_OP_EXT_WIMM)) &&
+	    (ret = dofi_dto_fence(ep, DOFI_FENCE_WAITS(DOFI_OP_EXT_WIMM))) !=
+	            DAT_SUCCESS)
 		return ret;
 	op = dofi_ext_op_get(ep, DOFI_OP_EXT_WIMM, cookie, total, flags);
 	if (dofi_unlikely(op == NULL))
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	/* Acknowledged where plain writes are (dofi_post_request_slow). */
-	wflags = op->suppress ? 0 : ia->write_flags;
-	dofi_order_prepare(ep, op, wflags != 0);
+	wflags = op->suppress ? ia->quiet_write_flags : ia->write_flags;
+	dofi_order_prepare(ep, op, wflags != 0,
+	                   DOFI_FENCE_READ | DOFI_FENCE_WRITE);
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 	rma.addr = remote->virtual_address;
 	rma.len = total;
@@ -317,7 +322,8 @@ DAT_RETURN dofi_ext_atomic(DAT_EP_HANDLE h, uint8_t type, uint64_t v0,
 		return dofi_dto_fail(ep, ep->req_evd, type, cookie,
 		                     DAT_DTO_ERR_LOCAL_PROTECTION);
 	}
-	if (dofi_fence_due(ep) && (ret = dofi_dto_fence(ep)) != DAT_SUCCESS)
+	if (dofi_fence_due(ep, DOFI_FENCE_WAITS(type)) &&
+	    (ret = dofi_dto_fence(ep, DOFI_FENCE_WAITS(type))) != DAT_SUCCESS)
 		return ret;
 	op = dofi_ext_op_get(ep, type, cookie, 8, flags);
 	if (dofi_unlikely(op == NULL))
@@ -325,7 +331,7 @@ DAT_RETURN dofi_ext_atomic(DAT_EP_HANDLE h, uint8_t type, uint64_t v0,
 	op->ext_val[0] = v0; /* the addend, or the swap value */
 	op->ext_val[1] = v1; /* the compare value */
 	/* Answered by the target: late where completions can pass. */
-	dofi_order_prepare(ep, op, 1);
+	dofi_order_prepare(ep, op, 1, DOFI_FENCE_READ);
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 	result = (void *)(uintptr_t)t.virtual_address;
 	if (type == DOFI_OP_EXT_FADD)

@@ -93,27 +93,30 @@ static inline void dofi_op_list_append(dofi_pool_t *pool, uint32_t *head,
  * Before a request is posted: its place in posting order, for a flush at
  * the connection's end (a load and a store, as for receives: requests
  * posted at once by two threads have no order to keep), and its order
- * role, where the fabric needs one.
+ * role, where the fabric needs one. raise: the fence kinds (DOFI_FENCE_*)
+ * a late request of its type stands for, a constant (0 for a Send).
  */
-static inline void dofi_order_prepare(dofi_ep_t *ep, dofi_op_t *op, int late)
+static inline void dofi_order_prepare(dofi_ep_t *ep, dofi_op_t *op, int late,
+                                      uint8_t raise)
 {
+	const dofi_ia_t *ia = ep->obj.ia;
+
 	op->seq = atomic_load_explicit(&ep->req_seq, memory_order_relaxed);
 	atomic_store_explicit(&ep->req_seq, op->seq + 1, memory_order_relaxed);
-	if (ep->obj.ia->traits->late_order == DOFI_ORDER_NONE) {
+	if (ia->late_order == DOFI_ORDER_NONE) {
 		op->late = 0;
 		op->wait = 0;
 		return;
 	}
-	op->late = (uint8_t)(late ||
-	                     ep->obj.ia->traits->late_order == DOFI_ORDER_ALL);
+	op->late = (uint8_t)(late || ia->late_order == DOFI_ORDER_ALL);
 	if (op->late)
 		op->wait = atomic_fetch_add(&ep->late_posted, 1);
 	else
 		op->wait = atomic_load_explicit(&ep->late_posted,
 		                                memory_order_relaxed);
-	/* What the target answers: later requests wait until it is
-	 * reported (traits->read_fence). The mark only moves on. */
-	if (dofi_unlikely(late && ep->obj.ia->traits->read_fence)) {
+	/* What the target answers: later requests that wait for its kind
+	 * wait until it is reported (ia->fence). The mark only moves on. */
+	if (dofi_unlikely(late && (ia->fence & raise))) {
 		uint32_t m = atomic_load(&ep->fence_mark);
 
 		while ((int32_t)(op->wait + 1 - m) > 0 &&
@@ -123,13 +126,30 @@ static inline void dofi_order_prepare(dofi_ep_t *ep, dofi_op_t *op, int late)
 	}
 }
 
+/* The fence kinds a late request of type raises (DOFI_FENCE_*): a
+ * delivered Write raises both, as it did behind Reads before. */
+#define DOFI_FENCE_RAISES(type)                                 \
+	((uint8_t)((type) == DOFI_OP_READ ? DOFI_FENCE_READ     \
+	           : (type) == DOFI_OP_WRITE                    \
+	                   ? DOFI_FENCE_READ | DOFI_FENCE_WRITE \
+	                   : 0))
+
+/* The fence kinds a request of type waits for (DOFI_FENCE_*): a message
+ * for the Writes before it too. */
+#define DOFI_FENCE_WAITS(type)                                          \
+	((uint8_t)((type) == DOFI_OP_SEND || (type) == DOFI_OP_EXT_WIMM \
+	                   ? DOFI_FENCE_READ | DOFI_FENCE_WRITE         \
+	                   : DOFI_FENCE_READ))
+
 /*
- * Whether a request must wait before it is posted for a Read or atomic
- * posted earlier to be reported (traits->read_fence; dofi_dto_fence).
+ * Whether a request that waits for the fence kinds waits (a constant in
+ * the fast path) must wait before it is posted for a late request posted
+ * earlier to be reported (ia->fence; dofi_dto_fence). One load where the
+ * IA fences nothing.
  */
-static inline int dofi_fence_due(const dofi_ep_t *ep)
+static inline int dofi_fence_due(const dofi_ep_t *ep, uint8_t waits)
 {
-	return dofi_unlikely(ep->obj.ia->traits->read_fence) &&
+	return dofi_unlikely(ep->obj.ia->fence & waits) &&
 	       (int32_t)(atomic_load_explicit(&ep->fence_mark,
 	                                      memory_order_relaxed) -
 	                 atomic_load_explicit(&ep->late_settled,

@@ -322,6 +322,48 @@ static uint64_t dofi_write_flags(const dofi_traits_t *traits)
 }
 
 /*
+ * What requests on the IA wait for before they are posted (ia->fence,
+ * DOFI_FENCE_*), from the fabric's row and the order libfabric granted,
+ * and the RDMA Write flags that follow from it. DAPL_OFI_TEST_NO_SAW=1, a
+ * test knob, takes FI_ORDER_SAW out of the granted order first, so that
+ * a fabric that orders a Send after a Write runs the path that efa needs
+ * (dapl-ofi(7), Reliable datagram fabrics).
+ */
+static void dofi_ia_fence(dofi_ia_t *ia, struct fi_info *info)
+{
+	const char *env = getenv("DAPL_OFI_TEST_NO_SAW");
+
+	if (env != NULL && *env != '\0' && strcmp(env, "0") != 0) {
+		dof_info(DOFI_LOG,
+		         "DAPL_OFI_TEST_NO_SAW: FI_ORDER_SAW taken out of %s's "
+		         "msg_order (a test knob)",
+		         info->fabric_attr->prov_name);
+		info->tx_attr->msg_order &= ~(uint64_t)FI_ORDER_SAW;
+		info->rx_attr->msg_order &= ~(uint64_t)FI_ORDER_SAW;
+	}
+	ia->fence = ia->traits->read_fence ? DOFI_FENCE_READ : 0;
+	ia->late_order = ia->traits->late_order;
+	ia->write_flags = dofi_write_flags(ia->traits);
+	ia->quiet_write_flags = 0;
+	if (!(info->tx_attr->msg_order & FI_ORDER_SAW)) {
+		/* A Send waits for the Writes before it to be delivered. */
+		ia->fence |= DOFI_FENCE_WRITE;
+		env = getenv("DAPL_OFI_WRITE_COMPLETION");
+		if (env != NULL && strcmp(env, "transmit") == 0)
+			dof_warn(DOFI_LOG,
+			         "%s does not order a Send after an RDMA "
+			         "Write: Writes complete on delivery, not as "
+			         "DAPL_OFI_WRITE_COMPLETION=transmit asks",
+			         info->fabric_attr->prov_name);
+		ia->write_flags = FI_DELIVERY_COMPLETE;
+		ia->quiet_write_flags = FI_DELIVERY_COMPLETE;
+	}
+	/* A fence counts the late requests, which must then be numbered. */
+	if (ia->fence != 0 && ia->late_order == DOFI_ORDER_NONE)
+		ia->late_order = DOFI_ORDER_LATE;
+}
+
+/*
  * The connection backend for an endpoint type, or NULL: the one place
  * that names the backends.
  */
@@ -483,7 +525,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		info->domain_attr->mr_mode = FI_MR_BASIC;
 		ia->prov_key = 1;
 	}
-	ia->write_flags = dofi_write_flags(ia->traits);
+	dofi_ia_fence(ia, info);
 	if (!ia->traits->no_sigpipe)
 		dofi_nopipe_need();
 
