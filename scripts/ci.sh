@@ -169,7 +169,7 @@ rdm_tests() { # IA
 		echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_threads,dat_unreach,dat_hostile,dat_badhandle,dat_ext,dat_srq,dat_saw,dat_msg,dat_rdma,dat_soak,interop_dtest,interop_dtest_W,interop_dtest_p,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
 		;;
 	ofi-rxd)
-		echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_dto,dat_protect,dat_many_eps,dat_threads,dat_unreach,dat_soak_kill,dat_hostile,dat_linkloss,dat_badhandle,dat_ext,dat_srq,dat_msg,dat_rdma,dat_soak,interop_dtest_W,interop_dtestx,interop_dtestx_p,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dtestcm_c100,interop_dtestcm_c250,interop_dtestcm_c256,interop_dtestcm_c1000,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
+		echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_dto,dat_protect,dat_many_eps,dat_threads,dat_unreach,dat_soak_kill,dat_hostile,dat_linkloss,dat_badhandle,dat_ext,dat_srq,dat_saw,dat_msg,dat_rdma,dat_soak,interop_dtest_W,interop_dtestx,interop_dtestx_p,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dtestcm_c100,interop_dtestcm_c250,interop_dtestcm_c256,interop_dtestcm_c1000,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
 		;;
 	esac
 }
