@@ -139,9 +139,11 @@ runner_summary() {
 # every time; the exclude files (ofi-rxm.exclude, ofi-shm.exclude,
 # ofi-rxd.exclude) give the fabric's reasons for the ones its own limits
 # keep from passing.
-# ofi-shm: the whole suite and OFED's interop group but dat_soak_kill
-# (its killed peer's end races a post on the closed endpoint: a SIGSEGV
-# in dofi_post_request, the RDM liveness work of issue 14).
+# ofi-shm: the whole suite and OFED's interop group; dat_soak_kill is
+# reported Excluded (ofi-shm.exclude): a peer killed while it holds the
+# process-shared spin lock of a survivor's shm region leaves it held
+# for good, and the survivor spins in libfabric, then faults when the
+# endpoint closes (libfabric 1.17, not a dapl-ofi race).
 # ofi-rxm: the functional tests, dtest, dtestsrq, dtestcm up to 7
 # connections and dapltest. Left out while they fail (issue 14):
 # dat_many_eps and dtestcm from 100 connections (connects at once under
@@ -163,7 +165,7 @@ runner_summary() {
 rdm_tests() { # IA
 	case $1 in
 	ofi-shm)
-		echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_dto,dat_protect,dat_many_eps,dat_threads,dat_unreach,dat_hostile,dat_linkloss,dat_badhandle,dat_ext,dat_srq,dat_saw,dat_msg,dat_rdma,dat_soak,interop_dtest,interop_dtest_W,interop_dtest_p,interop_dtest_c,interop_dtestx,interop_dtestx_p,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dtestcm_c100,interop_dtestcm_c250,interop_dtestcm_c256,interop_dtestcm_c1000,interop_dtestcm_c4000,interop_dtestcm_c10000,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
+		echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_dto,dat_protect,dat_many_eps,dat_threads,dat_unreach,dat_hostile,dat_linkloss,dat_badhandle,dat_ext,dat_srq,dat_saw,dat_msg,dat_rdma,dat_soak,dat_soak_kill,interop_dtest,interop_dtest_W,interop_dtest_p,interop_dtest_c,interop_dtestx,interop_dtestx_p,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dtestcm_c100,interop_dtestcm_c250,interop_dtestcm_c256,interop_dtestcm_c1000,interop_dtestcm_c4000,interop_dtestcm_c10000,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
 		;;
 	ofi-rxm)
 		echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_threads,dat_unreach,dat_hostile,dat_badhandle,dat_ext,dat_srq,dat_saw,dat_msg,dat_rdma,dat_soak,interop_dtest,interop_dtest_W,interop_dtest_p,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"

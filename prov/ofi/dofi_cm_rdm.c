@@ -496,9 +496,13 @@ static dof_status_t dofi_rdm_peer_insert(dofi_ep_t *ep,
 
 /*
  * Where endpoint addresses are names (FI_ADDR_STR: shm), each endpoint's
- * is the IA's with a number of its own after it, unique in the process:
- * shm takes the name for its shared memory region, and two endpoints
- * cannot share one.
+ * is the IA's with the IA's incarnation and a number of its own after
+ * it, unique in the process: shm takes the name for its shared memory
+ * region, and two endpoints cannot share one. The IA's name is the
+ * process id alone, and a killed process leaves its regions behind: shm
+ * refuses to open a region of that name again while a process with
+ * that id lives (FI_EBUSY, libfabric 1.17), so a later process given
+ * the same id would fail its connections without the incarnation.
  */
 static dof_status_t info_name_set(dofi_rdm_ia_t *ri, dofi_ia_t *ia)
 {
@@ -512,11 +516,13 @@ static dof_status_t info_name_set(dofi_rdm_ia_t *ri, dofi_ia_t *ia)
 
 	if (info->addr_format != FI_ADDR_STR || base == NULL || blen == 0)
 		return DOF_OK;
-	name = malloc(blen + 32);
+	name = malloc(blen + 48);
 	if (name == NULL)
 		return DOF_ERR_NO_MEMORY;
-	n = snprintf(name, blen + 32, "%.*s_%llu", (int)strnlen(base, blen),
-	             base, (unsigned long long)atomic_fetch_add(&next_name, 1));
+	n = snprintf(name, blen + 48, "%.*s_%016llx_%llu",
+	             (int)strnlen(base, blen), base,
+	             (unsigned long long)ri->inc,
+	             (unsigned long long)atomic_fetch_add(&next_name, 1));
 	free(info->src_addr);
 	info->src_addr = name;
 	info->src_addrlen = (size_t)n + 1;
