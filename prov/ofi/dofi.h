@@ -485,6 +485,21 @@ typedef struct dofi_ep {
 	dofi_cr_t *cr; /* passive side: the CR being accepted */
 	dofi_sp_t *sp; /* EP reserved by a PSP (provider) or RSP */
 	int graceful;  /* disconnect pending on outstanding sends */
+	/*
+	 * The end under way is the consumer's graceful dat_ep_disconnect
+	 * with every request completed (dofi_cm.c sets it around the
+	 * backend's disconnect): the peer may wait for what we sent.
+	 */
+	int clean_end;
+	/*
+	 * Messages of the connection that completed successfully: Sends
+	 * and writes with immediate data this side sent (msgs_sent), and
+	 * receives, those a write with immediate data took included
+	 * (msgs_recvd). The RDM backend's graceful end counts them
+	 * (dofi_cm_rdm.c); dofi_dto_count says why a plain increment is
+	 * race-free.
+	 */
+	_Atomic uint64_t msgs_sent, msgs_recvd;
 	int dto_error; /* a DTO failed: the connection is broken */
 	/* A receive was truncated on a fabric that keeps the connection:
 	 * the CM ends it (dofi_cm_check_timers). */

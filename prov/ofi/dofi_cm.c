@@ -257,18 +257,10 @@ static void dofi_cm_close_fep(dofi_ep_t *ep)
 		dofi_cm_read_cqs(ep);
 }
 
-/* End a connection (attempt) locally. ia->lock held. */
-void dofi_cm_up_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num, const void *pdata,
-                     DAT_COUNT plen)
+/* The end after the backend's part: receives flushed, the event. */
+static void dofi_cm_down_finish(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
+                                const void *pdata, DAT_COUNT plen)
 {
-	atomic_store(&ep->state, DAT_EP_STATE_DISCONNECTED);
-	/* Requests still posted: see dofi_cm_flush_requests. */
-	ep->deadline = dofi_pool_used(&ep->req_pool) > 0
-	                       ? dofi_now_ns() + DOFI_FLUSH_NS
-	                       : 0;
-	ep->graceful = 0;
-	/* The backend tells the peer (and takes back its own receive). */
-	ep->obj.ia->cm_ops->disconnect(ep);
 	/* On an SRQ it takes no more (dofi_cm_event reports the end). */
 	if (ep->srq != NULL)
 		dofi_srq_ep_stop(ep);
@@ -287,6 +279,38 @@ void dofi_cm_up_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num, const void *pdata,
 		dofi_cm_event(ep, num, pdata, plen);
 	}
 	dofi_cm_schedule(ep);
+}
+
+/* End a connection (attempt) locally. ia->lock held. */
+void dofi_cm_up_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num, const void *pdata,
+                     DAT_COUNT plen)
+{
+	int later;
+
+	atomic_store(&ep->state, DAT_EP_STATE_DISCONNECTED);
+	/* Requests still posted: see dofi_cm_flush_requests. */
+	ep->deadline = dofi_pool_used(&ep->req_pool) > 0
+	                       ? dofi_now_ns() + DOFI_FLUSH_NS
+	                       : 0;
+	ep->graceful = 0;
+	/* Only a graceful end with nothing outstanding may wait. */
+	if (num != DAT_CONNECTION_EVENT_DISCONNECTED || ep->deadline != 0)
+		ep->clean_end = 0;
+	/* The backend tells the peer (and takes back its own receive). */
+	later = ep->obj.ia->cm_ops->disconnect(ep);
+	ep->clean_end = 0;
+	if (later) {
+		/* Receives stay posted until the backend has the messages
+		 * the peer counted: dofi_cm_up_drained ends it. */
+		dofi_cm_schedule(ep);
+		return;
+	}
+	dofi_cm_down_finish(ep, num, pdata, plen);
+}
+
+void dofi_cm_up_drained(dofi_ep_t *ep)
+{
+	dofi_cm_down_finish(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL, 0);
 }
 
 void dofi_cm_up_established(dofi_ep_t *ep, const void *pdata, DAT_COUNT plen)
@@ -450,6 +474,8 @@ static void dofi_cm_ep_check(dofi_ep_t *ep, uint64_t now)
 		dofi_cm_up_down(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, 0);
 	} else if (s == DAT_EP_STATE_DISCONNECT_PENDING && ep->graceful &&
 	           (dofi_cm_requests_done(ep) || now >= ep->deadline)) {
+		/* Every request completed: the peer may count on them. */
+		ep->clean_end = dofi_pool_used(&ep->req_pool) == 0;
 		dofi_cm_flush_requests(ep);
 		dofi_cm_up_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL, 0);
 	} else if (s == DAT_EP_STATE_DISCONNECTED && ep->deadline != 0 &&
@@ -746,6 +772,7 @@ DAT_RETURN dofi_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 			break;
 		}
 		/* Ours: what is posted is flushed now, ahead of the event. */
+		ep->clean_end = flags == DAT_CLOSE_GRACEFUL_FLAG;
 		dofi_cm_flush_requests(ep);
 		dofi_cm_up_down(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL, 0);
 		break;
@@ -1462,6 +1489,7 @@ void dofi_cm_ep_teardown(dofi_ep_t *ep)
 	ep->deadline = 0;
 	ep->held_event = 0;
 	ep->graceful = 0;
+	ep->clean_end = 0;
 	/* A new connection starts unbroken. */
 	ep->dto_error = 0;
 	ep->recv_failed = 0;

@@ -65,8 +65,14 @@ struct dofi_cm_ops {
 	void (*reject)(dofi_cr_t *cr, const void *pdata, DAT_COUNT plen);
 	/* cr goes away: refuse it if nobody answered. ia->lock. */
 	void (*cr_release)(dofi_cr_t *cr);
-	/* Our end of the connection (DISCONNECTED set): tell the peer. */
-	void (*disconnect)(dofi_ep_t *ep);
+	/*
+	 * Our end of the connection (DISCONNECTED set): tell the peer.
+	 * Returns 1 when the backend keeps the receives posted for messages
+	 * still under way (only when ep->clean_end: a graceful end with no
+	 * request outstanding) and ends it later with dofi_cm_up_drained;
+	 * 0 when the generic end goes on now. ia->lock.
+	 */
+	int (*disconnect)(dofi_ep_t *ep);
 	/* Close the connection's libfabric endpoint, if any, and forget the
 	 * connection; 1 when its own ops may have left CQ entries. */
 	int (*ep_close)(dofi_ep_t *ep);
@@ -122,6 +128,11 @@ void dofi_cm_up_established(dofi_ep_t *ep, const void *pdata, DAT_COUNT plen);
  */
 void dofi_cm_up_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num, const void *pdata,
                      DAT_COUNT plen);
+/*
+ * A graceful end the backend's disconnect put off (it returned 1) may
+ * go on: flush what is still posted and report DISCONNECTED.
+ */
+void dofi_cm_up_drained(dofi_ep_t *ep);
 /* An RSP was spent by cr's request: it goes, cr keeps the listener. */
 void dofi_cm_up_rsp_spent(dofi_sp_t *sp, dofi_cr_t *cr);
 /* The peer ended a connection that was up: DISCONNECTED, or BROKEN

@@ -907,8 +907,11 @@ static dof_status_t dofi_msg_connect(dofi_ep_t *ep,
 	return DOF_OK;
 }
 
-/* Our end (DISCONNECTED is set): tell the peer. ia->lock held. */
-static void dofi_msg_disconnect(dofi_ep_t *ep)
+/*
+ * Our end (DISCONNECTED is set): tell the peer. ia->lock held. Never
+ * waits (0): the end travels on the stream behind the data.
+ */
+static int dofi_msg_disconnect(dofi_ep_t *ep)
 {
 	dofi_msg_ep_t *me = dofi_msg_ep(ep);
 
@@ -936,6 +939,7 @@ static void dofi_msg_disconnect(dofi_ep_t *ep)
 	if (ep->fep != NULL && me->rtu_op.type == DOFI_OP_CM_RECV &&
 	    atomic_load(&me->rtu_op.posted))
 		(void)fi_cancel(&ep->fep->fid, &me->rtu_op);
+	return 0;
 }
 
 /* ---- the link watch --------------------------------------------------------

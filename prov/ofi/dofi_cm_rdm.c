@@ -84,6 +84,11 @@ enum {
 	RDM_EP_REP_SENT, /* passive: REP sent, RTU awaited */
 	RDM_EP_UP,       /* established */
 	RDM_EP_DOWN,     /* ended (DREQ sent or received) */
+	/* A graceful end waits for the peer's messages (dofi_rdm_drain):
+	 * our DREQ sent, its DREP and what that counts awaited; */
+	RDM_EP_DRAIN_OUT,
+	/* its DREQ received, what that counts awaited, our DREP owed. */
+	RDM_EP_DRAIN_IN,
 };
 
 typedef struct dofi_rdm_chan {
@@ -150,6 +155,11 @@ typedef struct dofi_rdm_ep {
 	/* The passive side's receive for the active side's first message
 	 * (dofi_rdm_warm). */
 	dofi_op_t warm_op;
+	/* A graceful end's wait (RDM_EP_DRAIN_*): the messages the peer
+	 * counted (once want_known), until drain_at; put_off: our own
+	 * consumer's end waits too (dofi_cm_up_drained ends it). */
+	int want_known, put_off;
+	uint64_t want, drain_at;
 	/* Ended (dofi_rdm_stop): the endpoint closes at close_at. */
 	int close_pending;
 	uint64_t close_at;
@@ -592,8 +602,12 @@ static dof_status_t dofi_rdm_open(dofi_ep_t *ep, int passive)
 		return DOF_ERR_IO;
 	}
 	re->name_len = (uint16_t)len;
-	/* A new connection: nothing of the last one's. */
+	/* A new connection: nothing of the last one's. No op is posted on
+	 * the endpoint yet: nothing counts meanwhile. */
 	re->peer_conn = re->peer_inc = 0;
+	atomic_store(&ep->msgs_sent, 0);
+	atomic_store(&ep->msgs_recvd, 0);
+	re->want_known = re->put_off = 0;
 	re->fi_peer = FI_ADDR_NOTAVAIL;
 	/* The receive for the active side's first message, ahead of any
 	 * of the consumer's (dofi_rdm_warm). */
@@ -920,15 +934,59 @@ static dof_status_t dofi_rdm_connect(dofi_ep_t *ep,
 	return DOF_OK;
 }
 
-/* Our end (DISCONNECTED is set): tell the peer. ia->lock held. */
-static void dofi_rdm_disconnect(dofi_ep_t *ep)
+/*
+ * A graceful end's wait for the messages the peer counted (its DREQ's or
+ * DREP's sent, dapl-ofi-rdm-wire(7)) is a wait only a live peer ends:
+ * the link bound (DAPL_OFI_LINK_TIMEOUT, 20 s by default, and 20 s when
+ * the link watch is off) for the DREQ's receiver, twice that for its
+ * sender, which waits for the receiver's wait and then the messages of
+ * its DREP. A message that never comes (a count that lies, a Send no
+ * receive was posted for) costs this, no more: the end then goes on.
+ */
+static uint64_t dofi_rdm_drain_ns(dofi_ia_t *ia)
+{
+	uint64_t ns = dofi_rdm_ia(ia)->link_ns;
+
+	return ns != 0 ? ns : DOFI_RDM_LINK_MS * 1000000ull;
+}
+
+/*
+ * The end of a graceful end's wait, or of a connection that waited: the
+ * connection is over here (dofi_rdm_stop: what completed is read, what
+ * is posted flushed), then, where the peer's DREQ waits for it, our DREP
+ * with what we sent: counted after the stop, so no request completes
+ * successfully after it. ia->lock held.
+ */
+static void dofi_rdm_down(dofi_ep_t *ep)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+	int drep = re->st == RDM_EP_DRAIN_IN;
+	uint64_t self = re->self_conn, peer = re->peer_conn;
+	dofi_rdm_wire_msg_t m;
+
+	re->st = RDM_EP_DOWN;
+	re->want_known = re->put_off = 0;
+	dofi_rdm_stop(ep);
+	if (drep && re->chan != NULL && re->chan->state == RDM_CHAN_UP) {
+		dofi_rdm_names(&m, DOFI_RDM_WIRE_DREP, dofi_rdm_ia(ep->obj.ia),
+		               re->peer_inc, self, peer);
+		m.sent = atomic_load_explicit(&ep->msgs_sent,
+		                              memory_order_relaxed);
+		dofi_rdm_send(re->chan, &m);
+	}
+	dofi_rdm_detach(ep);
+}
+
+/* Our end (DISCONNECTED is set): tell the peer; 1 when it waits for the
+ * peer's messages first (dofi_cm_ops_t.disconnect). ia->lock held. */
+static int dofi_rdm_disconnect(dofi_ep_t *ep)
 {
 	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
 	dofi_rdm_ia_t *ri = dofi_rdm_ia(ep->obj.ia);
 	dofi_rdm_wire_msg_t m;
 
 	if (re == NULL)
-		return;
+		return 0;
 	switch (re->st) {
 	case RDM_EP_REQ_SENT:
 		/* We give up before an answer: the passive side may hold a
@@ -943,15 +1001,45 @@ static void dofi_rdm_disconnect(dofi_ep_t *ep)
 			break;
 		dofi_rdm_names(&m, DOFI_RDM_WIRE_DREQ, ri, re->peer_inc,
 		               re->self_conn, re->peer_conn);
+		m.sent = atomic_load_explicit(&ep->msgs_sent,
+		                              memory_order_relaxed);
+		if (ep->clean_end && re->st == RDM_EP_UP) {
+			/*
+			 * Graceful, every request completed: the peer waits
+			 * for the messages counted before it ends, and we
+			 * for those its DREP counts, receives still posted.
+			 */
+			dofi_rdm_send(re->chan, &m);
+			re->st = RDM_EP_DRAIN_OUT;
+			re->want_known = 0;
+			re->put_off = 1;
+			re->drain_at = dofi_now_ns() +
+			               2 * dofi_rdm_drain_ns(ep->obj.ia);
+			return 1;
+		}
 		m.flags = DOFI_RDM_WIRE_F_ABRUPT;
 		dofi_rdm_send(re->chan, &m);
 		break;
+	case RDM_EP_DRAIN_IN:
+		if (ep->clean_end) {
+			/* The peer's DREQ came first: our end waits for its
+			 * messages too; our DREP counts ours. */
+			re->put_off = 1;
+			return 1;
+		}
+		dofi_rdm_down(ep);
+		return 0;
+	case RDM_EP_DRAIN_OUT:
+		/* The wait cut short (EP reset or free). */
+		dofi_rdm_down(ep);
+		return 0;
 	default:
 		break;
 	}
 	re->st = RDM_EP_DOWN;
 	dofi_rdm_detach(ep);
 	dofi_rdm_stop(ep);
+	return 0;
 }
 
 /* ---- service points ------------------------------------------------------ */
@@ -1288,6 +1376,16 @@ static void dofi_rdm_end(dofi_ep_t *ep, int broken)
 	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
 	int st = re->st;
 
+	if (re->put_off) {
+		/* Our end waited for the peer's messages: no more. */
+		dof_info(DOFI_LOG,
+		         "EP %p: the control channel ended during a graceful "
+		         "end: not waiting for the peer's messages",
+		         (void *)ep);
+		dofi_rdm_down(ep);
+		dofi_cm_up_drained(ep);
+		return;
+	}
 	re->st = RDM_EP_DOWN;
 	dofi_rdm_detach(ep);
 	switch (atomic_load(&ep->state)) {
@@ -1323,11 +1421,121 @@ static void dofi_rdm_end(dofi_ep_t *ep, int broken)
 	}
 }
 
+/*
+ * A graceful end's wait (RDM_EP_DRAIN_*): the peer counted the messages
+ * it sent whose Sends completed; those travel on the data path, which a
+ * DREQ on the control channel can overtake. Its receives stay posted
+ * until as many have completed here (read from the CQs, which also
+ * drives the provider's progress), or until drain_at: at each pass of
+ * the CM (ep_timers, poll), never blocking. Then the end goes on: the
+ * peer's (DRAIN_IN, not put off: DISCONNECTED as for any peer's end) or
+ * ours (dofi_cm_up_drained). ia->lock held.
+ */
+static void dofi_rdm_drain(dofi_ep_t *ep, uint64_t now)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+	uint64_t got;
+
+	dofi_cm_read_cqs(ep);
+	got = atomic_load_explicit(&ep->msgs_recvd, memory_order_relaxed);
+	if (re->want_known && got >= re->want) {
+		if (got > re->want)
+			dof_info(DOFI_LOG,
+			         "EP %p: %llu messages received, more than "
+			         "the %llu the peer counted",
+			         (void *)ep, (unsigned long long)got,
+			         (unsigned long long)re->want);
+	} else if (re->want_known && re->st == RDM_EP_DRAIN_OUT &&
+	           ep->srq == NULL &&
+	           re->want - got > dofi_pool_used(&ep->recv_pool)) {
+		/* No receive can be posted any more: they cannot come. */
+		dof_info(DOFI_LOG,
+		         "EP %p: the peer counted %llu messages; %llu came "
+		         "and %u receives are posted: not waiting",
+		         (void *)ep, (unsigned long long)re->want,
+		         (unsigned long long)got,
+		         (unsigned)dofi_pool_used(&ep->recv_pool));
+	} else if (now >= re->drain_at) {
+		if (re->want_known)
+			dof_info(DOFI_LOG,
+			         "EP %p: %llu of the %llu messages the peer "
+			         "counted came before the graceful end's "
+			         "bound",
+			         (void *)ep, (unsigned long long)got,
+			         (unsigned long long)re->want);
+		else
+			dof_info(DOFI_LOG,
+			         "EP %p: no DREP before the graceful end's "
+			         "bound",
+			         (void *)ep);
+	} else {
+		return;
+	}
+	if (re->put_off) {
+		dofi_rdm_down(ep);
+		dofi_cm_up_drained(ep);
+	} else {
+		/* The peer's end, as for any: its disconnect upcall comes to
+		 * dofi_rdm_disconnect, which sends our DREP. */
+		dofi_cm_up_peer_end(ep);
+	}
+}
+
+/* The peer's DREQ: its end, with the messages it sent counted. */
+static void dofi_rdm_on_dreq(dofi_rdm_chan_t *ch, dofi_ep_t *ep,
+                             const dofi_rdm_wire_msg_t *m)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+	dofi_rdm_ia_t *ri = dofi_rdm_ia(ch->ia);
+	int abrupt = (m->flags & DOFI_RDM_WIRE_F_ABRUPT) != 0;
+	DAT_EP_STATE s = atomic_load(&ep->state);
+	dofi_rdm_wire_msg_t drep;
+
+	if (re->st == RDM_EP_DRAIN_IN)
+		return; /* a second DREQ: nothing new */
+	dofi_rdm_names(&drep, DOFI_RDM_WIRE_DREP, ri, re->peer_inc,
+	               re->self_conn, re->peer_conn);
+	if (re->st == RDM_EP_DRAIN_OUT) {
+		/*
+		 * Both ended at once: its DREQ counts what its DREP would.
+		 * Ours is final (nothing outstanding, posts refused): it
+		 * goes now, for the peer's own wait.
+		 */
+		drep.sent = atomic_load_explicit(&ep->msgs_sent,
+		                                 memory_order_relaxed);
+		dofi_rdm_send(ch, &drep);
+		if (!re->want_known) {
+			re->want_known = 1;
+			re->want = abrupt ? 0 : m->sent;
+		}
+		dofi_rdm_drain(ep, dofi_now_ns());
+		return;
+	}
+	if (!abrupt && re->st == RDM_EP_UP &&
+	    (s == DAT_EP_STATE_CONNECTED ||
+	     s == DAT_EP_STATE_DISCONNECT_PENDING)) {
+		/* Not before the messages it counted are in. */
+		re->st = RDM_EP_DRAIN_IN;
+		re->want = m->sent;
+		re->want_known = 1;
+		re->put_off = 0;
+		re->drain_at = dofi_now_ns() + dofi_rdm_drain_ns(ep->obj.ia);
+		dofi_rdm_drain(ep, dofi_now_ns());
+		if (re->st == RDM_EP_DRAIN_IN)
+			dofi_cm_schedule(ep);
+		return;
+	}
+	/* Abrupt: its requests were flushed; nothing to wait for. */
+	drep.sent = atomic_load_explicit(&ep->msgs_sent, memory_order_relaxed);
+	dofi_rdm_send(ch, &drep);
+	/* What the peer sent before is in our CQs first. */
+	dofi_cm_read_cqs(ep);
+	dofi_rdm_end(ep, 0);
+}
+
 static void dofi_rdm_on_conn_msg(dofi_rdm_chan_t *ch,
                                  const dofi_rdm_wire_msg_t *m)
 {
-	dofi_rdm_ia_t *ri = dofi_rdm_ia(ch->ia);
-	dofi_rdm_wire_msg_t drep;
 	dofi_rdm_ep_t *re;
 	dofi_ep_t *ep;
 
@@ -1371,14 +1579,16 @@ static void dofi_rdm_on_conn_msg(dofi_rdm_chan_t *ch,
 		dofi_rdm_end(ep, 0);
 		break;
 	case DOFI_RDM_WIRE_DREQ:
-		dofi_rdm_names(&drep, DOFI_RDM_WIRE_DREP, ri, re->peer_inc,
-		               re->self_conn, re->peer_conn);
-		dofi_rdm_send(ch, &drep);
-		/* What the peer sent before is in our CQs first. */
-		dofi_cm_read_cqs(ep);
-		dofi_rdm_end(ep, 0);
+		dofi_rdm_on_dreq(ch, ep, m);
 		break;
-	default: /* DREP: our end is over already */
+	default:
+		/* DREP: what the peer sent, if our end waits for it (else
+		 * our end is over already). */
+		if (re->st == RDM_EP_DRAIN_OUT && !re->want_known) {
+			re->want = m->sent;
+			re->want_known = 1;
+			dofi_rdm_drain(ep, dofi_now_ns());
+		}
 		break;
 	}
 }
@@ -1596,6 +1806,16 @@ static uint64_t dofi_rdm_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
 
 	*poll = 0;
+	/* A graceful end waiting for the peer's messages: every pass. */
+	if (re != NULL &&
+	    (re->st == RDM_EP_DRAIN_OUT || re->st == RDM_EP_DRAIN_IN)) {
+		if (now != 0)
+			dofi_rdm_drain(ep, now);
+		if (re->st == RDM_EP_DRAIN_OUT || re->st == RDM_EP_DRAIN_IN) {
+			*poll = 1;
+			return re->drain_at;
+		}
+	}
 	/* An ended connection's endpoint, at the grace period's end. */
 	if (re != NULL && re->close_pending) {
 		if (now == 0 || now < re->close_at)

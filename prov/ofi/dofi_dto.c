@@ -308,6 +308,10 @@ static void dofi_order_push(dofi_op_t *op, dofi_evd_t *evd,
 	DAT_EVENT ev;
 	int suppress = op->suppress && st == DAT_DTO_SUCCESS;
 
+	/* Counted as dofi_dto_complete counts (a graceful end, RDM). */
+	if (st == DAT_DTO_SUCCESS &&
+	    (op->type == DOFI_OP_SEND || op->type == DOFI_OP_EXT_WIMM))
+		dofi_dto_count(&op->ep->msgs_sent);
 	memset(&ev, 0, sizeof(ev));
 	dofi_dto_fill(&ev, evd, op, st, len);
 	if (posted == DOFI_POSTED_AFTER) {

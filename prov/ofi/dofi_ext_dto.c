@@ -399,6 +399,9 @@ int dofi_ext_complete(dofi_op_t *op, DAT_EVENT *ev, dofi_evd_t *evd,
 {
 	int suppress = op->suppress;
 
+	/* A write with immediate data takes a receive at the peer. */
+	if (op->type == DOFI_OP_EXT_WIMM)
+		dofi_dto_count(&op->ep->msgs_sent);
 	if (!suppress)
 		dofi_dto_fill(ev, evd, op, DAT_DTO_SUCCESS, op->len);
 	/* An RMR bind's completion follows it. */
@@ -416,6 +419,8 @@ int dofi_ext_complete_recv(const struct fi_cq_data_entry *entry, dofi_op_t *op,
 	DAT_IB_EXTENSION_EVENT_DATA *x = dofi_ext_data(ev);
 	int suppress = op->suppress;
 
+	if (op->type == DOFI_OP_RECV)
+		dofi_dto_count(&op->ep->msgs_recvd);
 	/* Receives are never followed by an RMR bind's event. */
 	if (!suppress) {
 		dofi_dto_fill_std(ev, evd, op, DAT_DTO_SUCCESS,

@@ -315,6 +315,24 @@ static inline void dofi_op_release(dofi_op_t *op)
 }
 
 /*
+ * One more message of a connection that completed successfully
+ * (dofi_ep_t.msgs_sent, msgs_recvd). No atomic read-modify-write is
+ * needed: every CQ is read only under the lock of the EVD it belongs to,
+ * whoever reads it (the consumer's dequeue or wait, the CM's
+ * dofi_cm_read_cqs, a flush; dofi_evd.c), and an EP's requests complete
+ * on its request EVD's CQ, its receives on its receive EVD's, so each
+ * counter has one writer at a time, serialised by that lock. The CM
+ * reads them under ia->lock only, from another thread: hence relaxed
+ * atomic loads and stores, which are plain moves (no lock prefix).
+ */
+static inline void dofi_dto_count(_Atomic uint64_t *c)
+{
+	atomic_store_explicit(
+	        c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+	        memory_order_relaxed);
+}
+
+/*
  * The completion of a request that goes through dofi_dto_order (posting
  * order, dofi_dto.c): a late request, or one posted after a late request
  * not yet settled. Never a receive (late and wait stay 0).
@@ -369,6 +387,11 @@ dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
 		dofi_op_release(op);
 		return 0;
 	}
+	/* A Send or a receive, counted for a graceful end (RDM). */
+	if (op->type == DOFI_OP_RECV)
+		dofi_dto_count(&op->ep->msgs_recvd);
+	else if (op->type == DOFI_OP_SEND)
+		dofi_dto_count(&op->ep->msgs_sent);
 	suppress = op->suppress;
 	if (dofi_likely(!suppress))
 		dofi_dto_fill_std(ev, evd, op, DAT_DTO_SUCCESS,
