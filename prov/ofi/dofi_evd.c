@@ -1260,14 +1260,12 @@ static dofi_evd_t *dofi_cno_ready(dofi_cno_t *cno, struct pollfd *fds,
 		if (ready != NULL)
 			break;
 		/* Entries sit unread: nap. CQs with no fd: timed waits. */
-		if (evd->cq != NULL && evd->cq_fd != -1 && *nfds < max)
+		if (evd->cq != NULL)
 			*retry |= dofi_cq_arm(ia, evd->cq, evd->cq_fd, fds,
 			                      nfds, max);
 		for (x = evd->cq ? dofi_evd_xcq_first(evd) : NULL; x != NULL;
 		     x = dofi_evd_xcq_next(x))
-			if (x->fd != -1 && *nfds < max)
-				*retry |= dofi_cq_arm(ia, x->cq, x->fd, fds,
-				                      nfds, max);
+			*retry |= dofi_cq_arm(ia, x->cq, x->fd, fds, nfds, max);
 	}
 	pthread_mutex_unlock(&ia->lock);
 	return ready;
