@@ -55,6 +55,8 @@
 /* The link bound by default (dapl-ofi(7), Lost links), and its least. */
 #define DOFI_RDM_LINK_MS     20000ull
 #define DOFI_RDM_LINK_MIN_MS 1000ull
+/* P's wait for the RTU, in link bounds (dofi_rdm_accept). */
+#define DOFI_RDM_RTU_BOUNDS 3ull
 #define DOFI_RDM_EVENTS      64
 /*
  * How long after a connection's end its endpoint stays open: posts take
@@ -1231,9 +1233,19 @@ static dof_status_t dofi_rdm_accept(dofi_cr_t *cr, dofi_ep_t *ep,
 	dofi_rdm_attach(ep, rc->chan);
 	atomic_store(&ep->state, DAT_EP_STATE_COMPLETION_PENDING);
 	re->st = RDM_EP_REP_SENT;
-	ep->deadline = dofi_now_ns() + (dofi_rdm_ia(ep->obj.ia)->link_ns
-	                                        ? dofi_rdm_ia(ep->obj.ia)->link_ns
-	                                        : DOFI_RDM_LINK_MS * 1000000ull);
+	/*
+	 * The RTU follows the requester's first message, which waits for
+	 * the fabric's own connection (rxm opens one per endpoint, with
+	 * some 66 MiB of buffers to zero): 100 accepts at once took 15-23 s
+	 * on two cores, past the link bound. The channel tells a dead or
+	 * departed requester at once, so the wait is three bounds (60 s by
+	 * default, as an InfiniBand CM's retries of a REP take).
+	 */
+	ep->deadline = dofi_now_ns() +
+	               DOFI_RDM_RTU_BOUNDS *
+	                       (dofi_rdm_ia(ep->obj.ia)->link_ns
+	                                ? dofi_rdm_ia(ep->obj.ia)->link_ns
+	                                : DOFI_RDM_LINK_MS * 1000000ull);
 	if (rc->chan->state != RDM_CHAN_UP) {
 		re->st = RDM_EP_DOWN;
 		dofi_cm_up_down(ep,
