@@ -145,12 +145,9 @@ runner_summary() {
 # for good, and the survivor spins in libfabric, then faults when the
 # endpoint closes (libfabric 1.17, not a dapl-ofi race).
 # ofi-rxm: the functional tests, dtest (-c too), dtestsrq, dtestcm up to
-# 7 connections and dapltest. Left out while they fail (issue 14):
-# dat_many_eps and dtestcm from 100 connections (connects at once under
-# load: the acceptor's RTU wait, the link bound, ends before the
-# requester's first message gets through rxm; the requester then sees
-# NON_PEER_REJECTED, whose NULL private data dtestcm's client
-# dereferences), dat_soak_kill (one round in about four: a connection's
+# 100 connections (ofi-rxm.exclude: rxm's memory per endpoint keeps 250
+# and more off a 24 GiB machine) and dapltest. Left out while they fail
+# (issue 14): dat_soak_kill (one round in about four: a connection's
 # end not reported) and dtestx (write with immediate data is
 # DAT_MODEL_NOT_SUPPORTED: rxm has no FI_RX_CQ_DATA mode and grants no
 # send after write).
@@ -168,7 +165,7 @@ rdm_tests() { # IA
 		echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_dto,dat_protect,dat_many_eps,dat_threads,dat_unreach,dat_hostile,dat_linkloss,dat_badhandle,dat_ext,dat_srq,dat_saw,dat_msg,dat_graceful,dat_rdma,dat_soak,dat_soak_kill,interop_dtest,interop_dtest_W,interop_dtest_p,interop_dtest_c,interop_dtestx,interop_dtestx_p,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dtestcm_c100,interop_dtestcm_c250,interop_dtestcm_c256,interop_dtestcm_c1000,interop_dtestcm_c4000,interop_dtestcm_c10000,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
 		;;
 	ofi-rxm)
-		echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_threads,dat_unreach,dat_hostile,dat_badhandle,dat_ext,dat_srq,dat_saw,dat_msg,dat_graceful,dat_rdma,dat_soak,interop_dtest,interop_dtest_W,interop_dtest_p,interop_dtest_c,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
+		echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_many_eps,dat_threads,dat_unreach,dat_hostile,dat_badhandle,dat_ext,dat_srq,dat_saw,dat_msg,dat_graceful,dat_rdma,dat_soak,interop_dtest,interop_dtest_W,interop_dtest_p,interop_dtest_c,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dtestcm_c100,interop_dtestcm_c250,interop_dtestcm_c256,interop_dtestcm_c1000,interop_dtestcm_c4000,interop_dtestcm_c10000,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
 		;;
 	ofi-rxd)
 		echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_dto,dat_protect,dat_many_eps,dat_threads,dat_unreach,dat_soak_kill,dat_hostile,dat_linkloss,dat_badhandle,dat_ext,dat_srq,dat_saw,dat_msg,dat_graceful,dat_rdma,dat_soak,interop_dtest_W,interop_dtestx,interop_dtestx_p,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dtestcm_c100,interop_dtestcm_c250,interop_dtestcm_c256,interop_dtestcm_c1000,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
