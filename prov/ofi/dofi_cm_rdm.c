@@ -56,7 +56,7 @@
 #define DOFI_RDM_LINK_MS     20000ull
 #define DOFI_RDM_LINK_MIN_MS 1000ull
 /* P's wait for the RTU, in link bounds (dofi_rdm_accept). */
-#define DOFI_RDM_RTU_BOUNDS 3ull
+#define DOFI_RDM_RTU_BOUNDS  3ull
 #define DOFI_RDM_EVENTS      64
 /*
  * How long after a connection's end its endpoint stays open: posts take

@@ -327,9 +327,9 @@ static inline void dofi_op_release(dofi_op_t *op)
  */
 static inline void dofi_dto_count(_Atomic uint64_t *c)
 {
-	atomic_store_explicit(
-	        c, atomic_load_explicit(c, memory_order_relaxed) + 1,
-	        memory_order_relaxed);
+	atomic_store_explicit(c,
+	                      atomic_load_explicit(c, memory_order_relaxed) + 1,
+	                      memory_order_relaxed);
 }
 
 /*
