@@ -19,6 +19,7 @@ int main(void)
 	srunner_add_suite(sr, check_prov_status_suite());
 	srunner_add_suite(sr, check_prov_evd_suite());
 	srunner_add_suite(sr, check_prov_gate_suite());
+	srunner_add_suite(sr, check_prov_progress_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

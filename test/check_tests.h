@@ -26,6 +26,7 @@ Suite *check_prov_order_suite(void);
 Suite *check_prov_status_suite(void);
 Suite *check_prov_evd_suite(void);
 Suite *check_prov_gate_suite(void);
+Suite *check_prov_progress_suite(void);
 
 /* A seeded PRNG (splitmix64) for reproducible random tests. */
 static inline uint64_t check_rand(uint64_t *state)

@@ -1440,6 +1440,12 @@ void dofi_ext_count_queued(dofi_evd_t *evd, const DAT_EVENT *ev);
 dof_status_t dofi_progress_start(dofi_ia_t *ia);
 void dofi_progress_stop(dofi_ia_t *ia);
 /*
+ * The device a libfabric domain name is on, as /sys/class/net or
+ * /sys/class/infiniband names it, into dev (len bytes): the name itself,
+ * or without its last -suffix (efa's -rdm); 1 when found, else 0.
+ */
+int dofi_progress_dev(const char *name, char *dev, size_t len);
+/*
  * Something only a thread can serve from now on (why: for the log):
  * start it if the IA waited to (auto mode). Any lock may be held.
  */

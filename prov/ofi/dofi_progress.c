@@ -57,7 +57,7 @@
  * took some 10-50 ms of the consumer's core just as the thread started,
  * and cut shm's first 10 ms of 64 KiB RDMA Writes to a third of raw's.
  */
-static int dofi_progress_dev(const char *name, char *dev, size_t len)
+int dofi_progress_dev(const char *name, char *dev, size_t len)
 {
 	static const char *const dirs[] = {"/sys/class/net/",
 	                                   "/sys/class/infiniband/"};
