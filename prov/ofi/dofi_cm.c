@@ -195,6 +195,9 @@ static void dofi_cm_flush_requests(dofi_ep_t *ep)
 	/* Nothing posted, nothing to pull in: the CQ holds none of ours. */
 	if (ep->req_evd != NULL && dofi_pool_used(&ep->req_pool) > 0)
 		dofi_evd_flush_cq(ep->req_evd, 1);
+	/* The backend flushes them once the provider has let go of them. */
+	if (ep->obj.ia->cm_ops->flush_at_close && ep->fep != NULL)
+		return;
 	dofi_dto_order_drop(ep);
 	if (dofi_pool_used(&ep->req_pool) == 0)
 		return;

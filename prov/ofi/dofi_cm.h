@@ -39,6 +39,14 @@ typedef struct dofi_cm_req {
 
 struct dofi_cm_ops {
 	const char *name;
+	/*
+	 * Requests stay posted until the backend closes the connection's
+	 * endpoint, which flushes them (dofi_cm_flush_requests leaves them
+	 * while ep->fep is open): the provider may still read a Send's
+	 * buffer until then (rxm's queued segments, RDM), and a consumer
+	 * may free a buffer once its request is reported.
+	 */
+	uint8_t flush_at_close;
 	/* Open the backend's IA state (ia->cm) once the domain is open. */
 	dof_status_t (*ia_open)(dofi_ia_t *ia);
 	/* Everything of the IA's is gone: close the backend's state. */

@@ -22,9 +22,10 @@
  * CQs. The peer's endpoint address comes in the REQ or REP and is
  * inserted in the AV; ep->peer is where DTOs go. A connection ends here
  * (dofi_rdm_stop) with the EP's state, then its receives taken back and
- * flushed, its requests flushed; its endpoint closes DOFI_RDM_CLOSE_NS
- * later, from the timers, or at EP reset or free: a post that read the
- * old state may still be inside libfabric.
+ * flushed; its endpoint closes DOFI_RDM_CLOSE_NS later, from the timers,
+ * or at EP reset or free (a post that read the old state may still be
+ * inside libfabric), and its requests are flushed then, once libfabric
+ * reads their buffers no more.
  *
  * Everything read from a channel is untrusted: framed and checked by the
  * codec, admitted against the channel's HELLO, matched against the
@@ -790,9 +791,9 @@ static void dofi_rdm_cancel_recvs(dofi_ep_t *ep)
  * refused): take back and flush what is posted, and close the endpoint
  * DOFI_RDM_CLOSE_NS later (dofi_rdm_ep_timers), or at EP reset or free,
  * whichever comes first. What completed is read first; then receives
- * (dofi_rdm_cancel_recvs) and requests are flushed, each in posting
- * order, as an InfiniBand queue pair flushes. A request libfabric still
- * carries may complete later: that is dropped. Messages about the
+ * are flushed (dofi_rdm_cancel_recvs), in posting order, as an
+ * InfiniBand queue pair flushes; requests may still complete until the
+ * close, which flushes the rest in posting order. Messages about the
  * connection are dropped from now on. ia->lock held.
  */
 static void dofi_rdm_stop(dofi_ep_t *ep)
@@ -814,9 +815,15 @@ static void dofi_rdm_stop(dofi_ep_t *ep)
 	if (ep->srq != NULL)
 		dofi_srq_ep_stop(ep);
 	dofi_rdm_cancel_recvs(ep);
-	dofi_rdm_flush_pool(&ep->req_pool);
-	/* What libfabric says later of the flushed ops is read at the
-	 * close (dofi_rdm_close_fep), before any op is used again. */
+	/*
+	 * Requests are flushed at the close (dofi_rdm_close_fep), once
+	 * libfabric has let go of them: rxm cancels no Send and goes on
+	 * copying a queued one's segments from the consumer's buffer at
+	 * each progress until the endpoint closes, and a consumer may free
+	 * a buffer as soon as its request is reported. What libfabric says
+	 * later of the flushed receives is read at the close too, before
+	 * any op is used again.
+	 */
 	ep->cq_stale = 1;
 	re->close_pending = 1;
 	re->close_at = dofi_now_ns() + DOFI_RDM_CLOSE_NS;
@@ -850,9 +857,10 @@ static int dofi_rdm_close_fep(dofi_ep_t *ep)
 	/* On an SRQ: it takes no more receives for the flush to leave. */
 	if (ep->srq != NULL)
 		dofi_srq_ep_stop(ep);
+	/* The endpoint first: nothing reads a buffer once it is reported. */
+	dofi_rdm_close_locked(ep);
 	dofi_rdm_flush_pool(&ep->recv_pool);
 	dofi_rdm_flush_pool(&ep->req_pool);
-	dofi_rdm_close_locked(ep);
 	ep->cq_stale = owed;
 	/* Its peer's address (and the EP's own AV) go with it. */
 	dofi_rdm_forget(ep);
@@ -2056,6 +2064,7 @@ static void dofi_rdm_ia_close(dofi_ia_t *ia)
 
 const dofi_cm_ops_t dofi_cm_rdm_ops = {
         .name = "rdm",
+        .flush_at_close = 1,
         .ia_open = dofi_rdm_ia_open,
         .ia_close = dofi_rdm_ia_close,
         .ep_init = dofi_rdm_ep_init,
