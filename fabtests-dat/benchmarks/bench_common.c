@@ -1689,6 +1689,14 @@ int bench_main(int argc, char **argv, const char *desc, unsigned tests,
 	}
 	ret = bench_drive(&ctx, conn, &b, run, xfers_per_iter, bw);
 out:
+	/*
+	 * A failed run may leave transfers posted on the buffer: the
+	 * connections go first (their endpoints close, and the fabric reads
+	 * the buffer no more), then the buffer.
+	 */
+	if (ret)
+		while (ctx.conns)
+			ctx.ops->free_conn(ctx.conns);
 	if (b.rx)
 		bench_buf_free(&ctx, &b);
 	bench_teardown(&ctx, ret ? NULL : conn);
