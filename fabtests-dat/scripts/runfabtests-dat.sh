@@ -491,7 +491,7 @@ run_unopened() {
 # ---- the functional group ----------------------------------------------------------
 single_tests="dat_ia dat_mem dat_evd dat_cm dat_dto dat_protect dat_many_eps
 	dat_threads dat_unreach dat_soak_kill dat_hostile dat_linkloss
-	dat_badhandle dat_ext dat_srq dat_saw"
+	dat_badhandle dat_ext dat_srq dat_saw dat_rdm_liar"
 cs_tests="dat_msg dat_graceful dat_rdma dat_soak"
 
 # Seconds in a duration as dat_soak -d takes it (N, Ns, Nm, Nh).
