@@ -158,7 +158,7 @@ runner_summary() {
 # loopback, 70 s to over 180 s each on two shared cores; dtestcm at 4,000
 # and 10,000 (five descriptors a connection on rxd, past the hard
 # RLIMIT_NOFILE of 20,000).
-# Each run takes about 2.5 minutes on two shared cores.
+# Each run takes 2 to 4 minutes on two shared cores.
 rdm_tests() { # IA
 	case $1 in
 	ofi-shm)
