@@ -555,6 +555,13 @@ typedef struct dofi_ep {
 	/* The IB extension (dofi_ext_dto.c): the context of the RDMA Write
 	 * half of its writes with immediate data, and the counters. */
 	dofi_op_t ext_sink;
+	/*
+	 * Write halves posted to the sink asking for a completion (where
+	 * the fabric does not order a message after a Write: ia->fence has
+	 * DOFI_FENCE_WRITE), and those completed; the message waits for its
+	 * own (dofi_ext_write_imm). done is counted under req_evd->lock.
+	 */
+	_Atomic uint64_t ext_wimm_posted, ext_wimm_done;
 	uint64_t cnt[DCNT_EP_ALL_COUNTERS];
 	/*
 	 * On a shared receive queue (ep->srq), under srq->lock: its place
@@ -1299,6 +1306,8 @@ void dofi_order_unposted(dofi_ep_t *ep, dofi_op_t *op);
  * when the connection ended or they took too long.
  */
 DAT_RETURN dofi_dto_fence(dofi_ep_t *ep, uint8_t waits);
+/* How long a post waits for what it is fenced behind, at most. */
+#define DOFI_FENCE_NS (20 * 1000000000ull)
 /*
  * A backend's own zero-byte receive and send (DOFI_OP_CM_RECV/SEND), with
  * op one of its own (op->ep set). ia->lock held.

@@ -458,9 +458,8 @@ int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, dofi_evd_t *evd)
  * before them, go to the request EVD as a dat_evd_dequeue would take
  * them, in order. A lost datagram costs a retransmission (1 ms, then
  * twice as long each time), so the wait may take seconds; past
- * DOFI_FENCE_NS the post fails.
+ * DOFI_FENCE_NS (dofi.h) the post fails.
  */
-#define DOFI_FENCE_NS (20 * 1000000000ull)
 
 /*
  * A fabric that does not order a message after an RDMA Write (efa: send

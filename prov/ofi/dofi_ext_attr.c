@@ -99,7 +99,8 @@ static void dofi_ext_caps(dofi_ia_t *ia)
 		ia->ext.immed = DOFI_IMMED_WRITEDATA;
 	else if ((fi->caps & (FI_MSG | FI_RMA)) == (FI_MSG | FI_RMA) &&
 	         fi->domain_attr->cq_data_size >= 8 &&
-	         (fi->tx_attr->msg_order & FI_ORDER_SAW) &&
+	         ((fi->tx_attr->msg_order & FI_ORDER_SAW) ||
+	          (ia->fence & DOFI_FENCE_WRITE)) &&
 	         !(fi->mode & (FI_CONTEXT | FI_CONTEXT2)))
 		/* The sink context is shared: only where libfabric does not
 		 * keep state in contexts. */

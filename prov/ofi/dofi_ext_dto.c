@@ -12,10 +12,12 @@
  *   a receive, so there it is an RDMA Write followed by an empty message
  *   carrying the immediate data and the write's length as its CQ data:
  *   the message takes the target's next receive in order with its sends,
- *   as on InfiniBand, and arrives after the data (FI_ORDER_SAW). The
- *   write completes on a sink context (ep->ext_sink) with no event (on
- *   tcp, where it is short, it is an inject with no completion at all);
- *   the message is the request the consumer sees.
+ *   as on InfiniBand, and arrives after the data (FI_ORDER_SAW; where
+ *   the fabric does not grant it, the post waits for the write's
+ *   delivery before it sends the message: dofi_ext_write_delivered).
+ *   The write completes on a sink context (ep->ext_sink) with no event
+ *   (on tcp, where it is short, it is an inject with no completion at
+ *   all); the message is the request the consumer sees.
  * - 64-bit fetch-and-add and compare-and-swap: fi_fetch_atomic and
  *   fi_compare_atomic. The operands live in the request's op (libfabric
  *   reads them until completion), so they need no descriptor.
@@ -24,6 +26,7 @@
 
 #define DOFI_LOG_COMP "ext"
 
+#include <sched.h>
 #include <string.h>
 
 #include <rdma/fi_atomic.h>
@@ -131,6 +134,51 @@ static inline struct fi_context2 *dofi_ext_sink(dofi_ep_t *ep)
 		sink->type = DOFI_OP_EXT_SINK; /* posted, late, wait: 0 */
 	}
 	return &sink->fctx;
+}
+
+/*
+ * The Write half of a write with immediate data where the fabric does
+ * not order a message after an RDMA Write (ia->fence: DOFI_FENCE_WRITE,
+ * efa, tcp;ofi_rxm with atomics): posted on the sink with a delivery
+ * completion, which the post then waits for, moving the request EVD's
+ * completions to its queue, as a Send waits behind Writes
+ * (dofi_dto_fence). 0, or a libfabric error: -FI_ECANCELED when the
+ * connection ended meanwhile or the Write failed (the sink's error
+ * breaks the connection), -FI_ETIMEDOUT past DOFI_FENCE_NS.
+ */
+static ssize_t dofi_ext_write_delivered(dofi_ep_t *ep, struct fid_ep *fep,
+                                        const struct fi_msg_rma *wmsg)
+{
+	uint64_t target, until = 0;
+	int tries = 0;
+	ssize_t rc;
+
+	if (ep->req_evd == NULL)
+		return -FI_EINVAL;
+	target = atomic_fetch_add(&ep->ext_wimm_posted, 1) + 1;
+	rc = DOFI_RETRY_POST(
+	        ep, ep->tx_cq,
+	        fi_writemsg(fep, wmsg, FI_COMPLETION | FI_DELIVERY_COMPLETE));
+	if (rc != 0) {
+		/* Not posted: it will not complete. */
+		(void)atomic_fetch_sub(&ep->ext_wimm_posted, 1);
+		return rc;
+	}
+	while ((int64_t)(atomic_load_explicit(&ep->ext_wimm_done,
+	                                      memory_order_acquire) -
+	                 target) < 0) {
+		if (!dofi_post_live(ep) || ep->dto_error)
+			return -FI_ECANCELED;
+		dofi_evd_flush_one(ep->req_evd, ep->tx_cq, 1);
+		if (++tries < DOFI_EAGAIN_RETRIES)
+			continue;
+		if (until == 0)
+			until = dofi_now_ns() + DOFI_FENCE_NS;
+		if (dofi_now_ns() >= until)
+			return -FI_ETIMEDOUT;
+		sched_yield();
+	}
+	return 0;
 }
 
 DAT_RETURN dofi_ext_write_imm(DAT_EP_HANDLE h, DAT_COUNT nseg,
@@ -242,10 +290,14 @@ DAT_RETURN dofi_ext_write_imm(DAT_EP_HANDLE h, DAT_COUNT nseg,
 		/*
 		 * A short one goes as an inject (no completion at all) where
 		 * a target's refusal ends the connection, so that the message
-		 * fails too (tcp); elsewhere the sink's error says so.
+		 * fails too (tcp); elsewhere the sink's error says so. Where
+		 * the fabric does not order the message after the Write, the
+		 * Write completes on delivery before the message goes.
 		 */
 		if (count == 0)
 			rc = 0;
+		else if (dofi_unlikely(ia->fence & DOFI_FENCE_WRITE))
+			rc = dofi_ext_write_delivered(ep, fep, &wmsg);
 		else if (count == 1 && ia->traits->delivery_write &&
 		         total <= ia->info->tx_attr->inject_size)
 			rc = DOFI_RETRY_POST(
@@ -255,6 +307,10 @@ DAT_RETURN dofi_ext_write_imm(DAT_EP_HANDLE h, DAT_COUNT nseg,
 		else
 			rc = DOFI_RETRY_POST(ep, ep->tx_cq,
 			                     fi_writemsg(fep, &wmsg, 0));
+		/* After a delivered Write, the message needs no more than
+		 * a Send's completion. */
+		if (ia->fence & DOFI_FENCE_WRITE)
+			wflags = 0;
 		if (rc == 0)
 			rc = DOFI_RETRY_POST(
 			        ep, ep->tx_cq,

@@ -364,8 +364,12 @@ dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
 	if (dofi_unlikely(dofi_order_due(op)))
 		return dofi_dto_order(op, 0, op->len, evd);
 	posted = atomic_exchange(&op->posted, 0);
-	if (dofi_unlikely(posted == 0))
+	if (dofi_unlikely(posted == 0)) {
+		/* A write half waited for (dofi_ext_write_imm). */
+		if (op->type == DOFI_OP_EXT_SINK)
+			dofi_dto_count(&op->ep->ext_wimm_done);
 		return 1;
+	}
 	if (dofi_unlikely(op->type >= DOFI_OP_CM_RECV)) {
 		/* An IB extension's request (dofi_ext_dto.c). */
 		if (DOFI_OP_EXT(op->type))
