@@ -21,7 +21,9 @@ packages=(
 	clang python3 groff-base iproute2 valgrind
 )
 
-log() { printf '\n=== %s\n' "$*"; }
+# Each section's heading carries the seconds since the script started,
+# so a run's log shows where its time goes.
+log() { printf '\n=== [%ds] %s\n' "$SECONDS" "$*"; }
 
 deps() {
 	local sudo=
