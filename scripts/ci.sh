@@ -288,6 +288,7 @@ test_job() {
 		count_runner "$rdm_out" "the $rdm_ia conformance runner"
 	done
 
+	# The soaks run 20 s under ASan: the MSG run has the long ones.
 	log "sanitizers: unit and functional tests under ASan+UBSan"
 	if build "$top/build-asan" \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
@@ -299,7 +300,7 @@ test_job() {
 		 grep -q '^PASS test/check_prov' test/check_prov.log) &&
 		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 		BUILDDIR="$top/build-asan" bash "$top/fabtests-dat/scripts/runfabtests-dat.sh" \
-			--loopback -D ofi-tcp -T 300 -v | tee "$build/asan.out" &&
+			--loopback -D ofi-tcp -d 20 -T 300 -v | tee "$build/asan.out" &&
 		runner_summary "$build/asan.out" | grep -qE '^[0-9]+ 0 [0-9]+$'; then
 		pass=$((pass + 1)); echo "ok: ASan+UBSan unit and functional runs"
 	else
