@@ -931,13 +931,22 @@ static int dofi_ms_left(uint64_t deadline_ns)
 
 /*
  * Put a CQ's fds in a poll set when fi_trywait says nothing sits unread.
- * DOFI_ARM_NAP when the caller should nap briefly instead: entries sit
- * unread, the CQ has no fd, or the set is full; DOFI_ARM_LIST when its
- * fds came from a list (FI_WAIT_POLLFD), which the sleep must not
- * outlast by much; 0 for an fd. Outcomes combine with |.
+ * DOFI_ARM_NAP when the caller should nap briefly instead: the CQ has no
+ * fd, or the set is full; DOFI_ARM_BUSY when fi_trywait refuses (entries
+ * sit unread, or progress is owed): read the CQ again at once;
+ * DOFI_ARM_LIST when its fds came from a list (FI_WAIT_POLLFD), which the
+ * sleep must not outlast by much; 0 for an fd. Outcomes combine with |.
  */
 #define DOFI_ARM_NAP  1
 #define DOFI_ARM_LIST 2
+#define DOFI_ARM_BUSY 4
+
+/*
+ * How many refused fi_trywaits in a row one wait reads again at once, as
+ * libfabric's own fi_cq_sread does, before it naps instead: a fabric
+ * whose trywait keeps refusing must not spin a waiter.
+ */
+#define DOFI_ARM_SPINS 64
 
 static int dofi_cq_arm(dofi_ia_t *ia, struct fid_cq *cq, int fd,
                        struct pollfd *fds, int *nfds, int max)
@@ -945,8 +954,10 @@ static int dofi_cq_arm(dofi_ia_t *ia, struct fid_cq *cq, int fd,
 	struct fid *f = &cq->fid;
 	int n;
 
-	if (fd == -1 || *nfds >= max || fi_trywait(ia->fabric, &f, 1) != 0)
+	if (fd == -1 || *nfds >= max)
 		return DOFI_ARM_NAP;
+	if (fi_trywait(ia->fabric, &f, 1) != 0)
+		return DOFI_ARM_BUSY;
 	n = dofi_cq_fds(cq, fd, &fds[*nfds], max - *nfds);
 	if (n < 0)
 		return DOFI_ARM_NAP;
@@ -954,11 +965,17 @@ static int dofi_cq_arm(dofi_ia_t *ia, struct fid_cq *cq, int fd,
 	return fd == DOFI_CQ_POLLFD ? DOFI_ARM_LIST : 0;
 }
 
-/* The sleep a dofi_cq_arm outcome allows (ms < 0: unbounded). */
-static int dofi_arm_slice(int arm, int ms)
+/*
+ * The sleep in ms a dofi_cq_arm outcome allows (ms < 0: unbounded).
+ * *busy: one wait's refused trywaits in a row (DOFI_ARM_SPINS).
+ */
+static int dofi_arm_slice(int arm, int ms, int *busy)
 {
 	if (arm & DOFI_ARM_NAP)
-		return 1; /* no fd, or entries unread: short naps */
+		return 1; /* no fd: short naps */
+	if (arm & DOFI_ARM_BUSY)
+		return (*busy)++ < DOFI_ARM_SPINS ? 0 : 1;
+	*busy = 0;
 	if ((arm & DOFI_ARM_LIST) && (ms < 0 || ms > DOFI_WAIT_SLICE_MS))
 		return DOFI_WAIT_SLICE_MS; /* the list may change */
 	return ms;
@@ -967,11 +984,11 @@ static int dofi_arm_slice(int arm, int ms)
 #define DOFI_BLOCK_FDS 16
 
 /* Block until something may have arrived, or ms pass. */
-static void dofi_evd_block(dofi_evd_t *evd, int ms)
+static void dofi_evd_block(dofi_evd_t *evd, int ms, int *busy)
 {
 	dofi_ia_t *ia = evd->obj.ia;
 	struct pollfd fds[DOFI_BLOCK_FDS];
-	int nfds = 1, ready = 0;
+	int nfds = 1, ready = 0, arm = 0;
 	int slice = ms;
 
 	fds[0].fd = evd->efd;
@@ -987,15 +1004,14 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms)
 	}
 	if (evd->cq != NULL) {
 		dofi_evd_cq_t *x;
-		int nap;
 
-		nap = dofi_cq_arm(ia, evd->cq, evd->cq_fd, fds, &nfds,
+		arm = dofi_cq_arm(ia, evd->cq, evd->cq_fd, fds, &nfds,
 		                  DOFI_BLOCK_FDS);
 		for (x = dofi_evd_xcq_first(evd); x != NULL;
 		     x = dofi_evd_xcq_next(x))
-			nap |= dofi_cq_arm(ia, x->cq, x->fd, fds, &nfds,
+			arm |= dofi_cq_arm(ia, x->cq, x->fd, fds, &nfds,
 			                   DOFI_BLOCK_FDS);
-		slice = dofi_arm_slice(nap, slice);
+		slice = dofi_arm_slice(arm, slice, busy);
 	}
 	/* No thread: come back for the connection events and timers. */
 	if (dofi_progress_off(ia) && (slice < 0 || slice > DOFI_WAIT_SLICE_MS))
@@ -1016,7 +1032,7 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 	dofi_evd_t *evd = dofi_obj_get(h, DOFI_OBJ_EVD, __func__);
 	uint64_t deadline = 0;
 	DAT_RETURN ret;
-	int blocked = 0;
+	int blocked = 0, busy = 0;
 
 	if (evd == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE,
@@ -1080,7 +1096,7 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 			ret = DAT_TIMEOUT_EXPIRED;
 			break;
 		}
-		dofi_evd_block(evd, ms);
+		dofi_evd_block(evd, ms, &busy);
 		blocked = 1;
 	}
 	atomic_store(&evd->waiters, 0);
@@ -1259,7 +1275,7 @@ static dofi_evd_t *dofi_cno_ready(dofi_cno_t *cno, struct pollfd *fds,
 		pthread_mutex_unlock(&evd->lock);
 		if (ready != NULL)
 			break;
-		/* Entries sit unread: nap. CQs with no fd: timed waits. */
+		/* Entries sit unread: read again. CQs with no fd: naps. */
 		if (evd->cq != NULL)
 			*retry |= dofi_cq_arm(ia, evd->cq, evd->cq_fd, fds,
 			                      nfds, max);
@@ -1330,6 +1346,7 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
 	dofi_cno_t *cno = dofi_obj_get(h, DOFI_OBJ_CNO, __func__);
 	uint64_t deadline = 0;
 	DAT_RETURN ret;
+	int busy = 0;
 
 	if (cno == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
@@ -1360,7 +1377,7 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
 			ret = DAT_TIMEOUT_EXPIRED;
 			break;
 		}
-		slice = dofi_arm_slice(retry, DOFI_WAIT_SLICE_MS * 10);
+		slice = dofi_arm_slice(retry, DOFI_WAIT_SLICE_MS * 10, &busy);
 		if (ms >= 0 && ms < slice)
 			slice = ms;
 		if (poll(fds, (nfds_t)nfds, slice) > 0 &&
