@@ -972,13 +972,30 @@ static int dofi_cq_arm(dofi_ia_t *ia, struct fid_cq *cq, int fd,
 static int dofi_arm_slice(int arm, int ms, int *busy)
 {
 	if (arm & DOFI_ARM_NAP)
-		return 1; /* no fd: short naps */
+		return 1; /* no fd: short naps (dofi_wait_poll) */
 	if (arm & DOFI_ARM_BUSY)
 		return (*busy)++ < DOFI_ARM_SPINS ? 0 : 1;
 	*busy = 0;
 	if ((arm & DOFI_ARM_LIST) && (ms < 0 || ms > DOFI_WAIT_SLICE_MS))
 		return DOFI_WAIT_SLICE_MS; /* the list may change */
 	return ms;
+}
+
+/*
+ * poll() for up to ms; a nap over CQs without an fd (arm has
+ * DOFI_ARM_NAP) lasts ia->traits->nap_us where the fabric sets it.
+ */
+static int dofi_wait_poll(dofi_ia_t *ia, struct pollfd *fds, int nfds, int ms,
+                          int arm)
+{
+	long us = ia->traits->nap_us;
+
+	if ((arm & DOFI_ARM_NAP) && us > 0 && ms > 0 && us < ms * 1000L) {
+		struct timespec ts = {.tv_sec = 0, .tv_nsec = us * 1000L};
+
+		return ppoll(fds, (nfds_t)nfds, &ts, NULL);
+	}
+	return poll(fds, (nfds_t)nfds, ms);
 }
 
 #define DOFI_BLOCK_FDS 16
@@ -1020,7 +1037,7 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms, int *busy)
 		slice = ms;
 	if (ready)
 		slice = 0; /* connection events to read first */
-	if (slice != 0 && poll(fds, (nfds_t)nfds, slice) > 0 &&
+	if (slice != 0 && dofi_wait_poll(ia, fds, nfds, slice, arm) > 0 &&
 	    (fds[0].revents & POLLIN))
 		dofi_efd_drain(evd->efd);
 }
@@ -1380,7 +1397,7 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
 		slice = dofi_arm_slice(retry, DOFI_WAIT_SLICE_MS * 10, &busy);
 		if (ms >= 0 && ms < slice)
 			slice = ms;
-		if (poll(fds, (nfds_t)nfds, slice) > 0 &&
+		if (dofi_wait_poll(cno->obj.ia, fds, nfds, slice, retry) > 0 &&
 		    (fds[0].revents & POLLIN))
 			dofi_efd_drain(cno->efd);
 	}

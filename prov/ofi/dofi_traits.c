@@ -90,6 +90,8 @@ static const dofi_traits_t dofi_traits_table[] = {
                 /* A post while a Read is out overtakes requests queued
                  * behind it, and Reads beside large Sends stall. */
                 .read_fence = 1,
+                /* No CQ fd, and data moves only as its CQ is read. */
+                .nap_us = 250,
         },
         {
                 /* Any other provider: the cautious defaults. */
