@@ -490,11 +490,7 @@ DAT_RETURN dofi_dto_fence(dofi_ep_t *ep, uint8_t waits)
 			                ? DAT_INVALID_STATE_EP_DISCPENDING
 			                : DAT_INVALID_STATE_EP_UNCONNECTED);
 		dofi_evd_flush_one(ep->req_evd, ep->tx_cq, 1);
-		if (++tries < DOFI_EAGAIN_RETRIES)
-			continue;
-		if (until == 0)
-			until = dofi_now_ns() + DOFI_FENCE_NS;
-		if (dofi_now_ns() >= until) {
+		if (!dofi_retry_more_for(++tries, &until, DOFI_FENCE_NS)) {
 			dof_info(
 			        DOFI_LOG,
 			        "EP %p: a Read, atomic or RDMA Write posted "
@@ -506,7 +502,8 @@ DAT_RETURN dofi_dto_fence(dofi_ep_t *ep, uint8_t waits)
 			return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
 			                 DAT_RESOURCE_TEP);
 		}
-		sched_yield();
+		if (until != 0)
+			sched_yield();
 	}
 	return DAT_SUCCESS;
 }

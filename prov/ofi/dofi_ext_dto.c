@@ -170,13 +170,10 @@ static ssize_t dofi_ext_write_delivered(dofi_ep_t *ep, struct fid_ep *fep,
 		if (!dofi_post_live(ep) || ep->dto_error)
 			return -FI_ECANCELED;
 		dofi_evd_flush_one(ep->req_evd, ep->tx_cq, 1);
-		if (++tries < DOFI_EAGAIN_RETRIES)
-			continue;
-		if (until == 0)
-			until = dofi_now_ns() + DOFI_FENCE_NS;
-		if (dofi_now_ns() >= until)
+		if (!dofi_retry_more_for(++tries, &until, DOFI_FENCE_NS))
 			return -FI_ETIMEDOUT;
-		sched_yield();
+		if (until != 0)
+			sched_yield();
 	}
 	return 0;
 }

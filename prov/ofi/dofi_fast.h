@@ -216,14 +216,26 @@ static inline ssize_t dofi_retry_eagain(struct fid_cq *cq, ssize_t rc)
 
 uint64_t dofi_now_ns(void);
 
-/* Whether a post that answered -FI_EAGAIN tries-th time goes on. */
-static inline int dofi_retry_more(int tries, uint64_t *until)
+/*
+ * Whether a slow-path wait goes on at its tries-th turn: at once for
+ * DOFI_EAGAIN_RETRIES turns, then until bound_ns have passed since
+ * (*until, 0 at first, keeps the deadline). What a post that answers
+ * -FI_EAGAIN, a fence and a delivered Write each wait with.
+ */
+static inline int dofi_retry_more_for(int tries, uint64_t *until,
+                                      uint64_t bound_ns)
 {
 	if (tries < DOFI_EAGAIN_RETRIES)
 		return 1;
 	if (*until == 0)
-		*until = dofi_now_ns() + DOFI_EAGAIN_NS;
+		*until = dofi_now_ns() + bound_ns;
 	return dofi_now_ns() < *until;
+}
+
+/* Whether a post that answered -FI_EAGAIN tries-th time goes on. */
+static inline int dofi_retry_more(int tries, uint64_t *until)
+{
+	return dofi_retry_more_for(tries, until, DOFI_EAGAIN_NS);
 }
 
 /*
