@@ -90,6 +90,8 @@ static const dofi_traits_t dofi_traits_table[] = {
                 /* A post while a Read is out overtakes requests queued
                  * behind it, and Reads beside large Sends stall. */
                 .read_fence = 1,
+                /* Its udp CQ must hold a window of packets. */
+                .tx_window_room = 1,
         },
         {
                 /* Any other provider: the cautious defaults. */
