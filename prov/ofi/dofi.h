@@ -781,6 +781,20 @@ typedef struct dofi_traits {
 	 * nothing reaches takes 1.4%, 5% and 9% of a core.
 	 */
 	uint16_t nap_us;
+	/*
+	 * An endpoint's transmit queue holds at least twice the fabric's
+	 * window of packets, whatever the consumer's max_request_dtos
+	 * (ia->tx_size_min). rxd (libfabric 1.17) opens its udp CQ with room
+	 * for its transmit and receive queues only (rxd_dg_cq_open), but
+	 * sends a peer up to its window of packets (FI_OFI_RXD_MAX_UNACKED)
+	 * besides its acknowledgements, whatever its transmit queue; and udp
+	 * writes a receive's completion into that CQ without looking for
+	 * room (udpx_ep_progress). Full, the CQ loses its oldest entry: a
+	 * packet whose send completion was lost stays in use, acknowledged
+	 * but never freed, and its message never completes (OFED's
+	 * dtestsrq: queues of one, 4 KiB messages of three packets).
+	 */
+	uint8_t tx_window_room;
 } dofi_traits_t;
 
 /* The row for a libfabric provider name (never NULL). */
@@ -851,6 +865,9 @@ typedef struct dofi_ia {
 	 * of a write whose completion the consumer does not see. */
 	uint64_t write_flags;
 	uint64_t quiet_write_flags;
+	/* The least transmit queue of its endpoints (traits->tx_window_room,
+	 * dofi_ia_tx_size_min); 0: the consumer's max_request_dtos. */
+	size_t tx_size_min;
 	/* What requests wait for before they are posted (DOFI_FENCE_*,
 	 * dofi_dto_fence), and traits->late_order, raised to DOFI_ORDER_LATE
 	 * where a fence needs it: read once per post (dofi_fast.h). */

@@ -691,6 +691,15 @@ static void dofi_ep_cqs_put(dofi_ep_t *ep, struct fid_cq *tx, struct fid_cq *rx)
 		dofi_evd_cq_put(ep->recv_evd, rx);
 }
 
+/* The transmit queue of an endpoint for n requests: at least the IA's
+ * least (ia->tx_size_min, traits->tx_window_room). */
+static size_t dofi_ep_tx_size(const dofi_ep_t *ep, size_t n)
+{
+	size_t min = ep->obj.ia->tx_size_min;
+
+	return n > min ? n : min;
+}
+
 dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info,
                               struct fid *bind,
                               int (*aside)(dofi_ep_t *, struct fid_ep *),
@@ -721,7 +730,8 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info,
 	/* One slot more each way for the backend's own message. */
 	*extra = 1;
 	if (ep->attr.max_request_dtos > 0)
-		info->tx_attr->size = (size_t)ep->attr.max_request_dtos + 1;
+		info->tx_attr->size = dofi_ep_tx_size(
+		        ep, (size_t)ep->attr.max_request_dtos + 1);
 	if (ep->attr.max_recv_dtos > 0)
 		info->rx_attr->size = (size_t)ep->attr.max_recv_dtos + 1;
 	rc = DOFI_NOPIPE(fi_endpoint(dom->domain, info, &fep, ep));
@@ -729,7 +739,8 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info,
 	    (ep->attr.max_request_dtos > 0 || ep->attr.max_recv_dtos > 0)) {
 		/* The provider's limit: the consumer's sizes, no extra. */
 		if (ep->attr.max_request_dtos > 0)
-			info->tx_attr->size = (size_t)ep->attr.max_request_dtos;
+			info->tx_attr->size = dofi_ep_tx_size(
+			        ep, (size_t)ep->attr.max_request_dtos);
 		if (ep->attr.max_recv_dtos > 0)
 			info->rx_attr->size = (size_t)ep->attr.max_recv_dtos;
 		*extra = 0;

@@ -364,6 +364,32 @@ static void dofi_ia_fence(dofi_ia_t *ia, struct fi_info *info)
 }
 
 /*
+ * The least transmit queue of the IA's endpoints where the fabric needs
+ * room for its window (traits->tx_window_room, rxd): twice the window
+ * FI_OFI_RXD_MAX_UNACKED sets (dapl-ofi sets 64 unless the user did;
+ * rxd's own default is 128), within what the fabric offers. 0 elsewhere.
+ */
+static size_t dofi_ia_tx_size_min(const dofi_ia_t *ia,
+                                  const struct fi_info *info)
+{
+	const char *env = getenv("FI_OFI_RXD_MAX_UNACKED");
+	unsigned long window = 128;
+	size_t min;
+
+	if (!ia->traits->tx_window_room)
+		return 0;
+	if (env != NULL && *env != '\0') {
+		char *end;
+		unsigned long v = strtoul(env, &end, 0);
+
+		if (*end == '\0' && v > 0 && v <= UINT16_MAX)
+			window = v;
+	}
+	min = 2 * (size_t)window;
+	return min < info->tx_attr->size ? min : info->tx_attr->size;
+}
+
+/*
  * The connection backend for an endpoint type, or NULL: the one place
  * that names the backends.
  */
@@ -526,6 +552,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		ia->prov_key = 1;
 	}
 	dofi_ia_fence(ia, info);
+	ia->tx_size_min = dofi_ia_tx_size_min(ia, info);
 	if (!ia->traits->no_sigpipe)
 		dofi_nopipe_need();
 

@@ -92,6 +92,8 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .read_fence = 1,
                 /* No CQ fd, and data moves only as its CQ is read. */
                 .nap_us = 250,
+                /* Its udp CQ must hold a window of packets. */
+                .tx_window_room = 1,
         },
         {
                 /* Any other provider: the cautious defaults. */
