@@ -742,7 +742,8 @@ typedef struct dofi_traits {
 	uint8_t mr_basic;
 	/* CQs get no wait object: the progress thread polls them on a timer
 	 * (tcp;ofi_rxm on 1.17 crashes in fi_trywait beside a consumer's
-	 * thread). */
+	 * thread; rxd's is unusable, nap_us, and costs each endpoint three
+	 * descriptors for its udp CQ's). */
 	uint8_t cq_nowait;
 	/* A peer's address stays in the AV after its connection ends: rxm
 	 * keeps its connection to an fi_addr_t past fi_av_remove, and the

@@ -92,6 +92,9 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .read_fence = 1,
                 /* No CQ fd, and data moves only as its CQ is read. */
                 .nap_us = 250,
+                /* Its CQ's fd is none of ours to use (nap_us): asked
+                 * for none, it opens its udp CQs without one. */
+                .cq_nowait = 1,
                 /* Its udp CQ must hold a window of packets. */
                 .tx_window_room = 1,
         },
