@@ -216,6 +216,36 @@ static int msg_check(uint8_t *p, size_t len, uint64_t seed, uint64_t seq,
 	return 0;
 }
 
+/*
+ * What a read-back that differs holds, for the failure's line: the first
+ * byte that differs, how many do, the last one, and how many of them are
+ * 0 (the read-back lands on zeros: 0 where nothing was read).
+ */
+static void rdma_diff_note(const uint8_t *p, size_t len, uint64_t seed,
+                           long first, char *why, size_t wlen)
+{
+	uint8_t *want = malloc(len);
+	size_t i, n = 0, zeros = 0, last = (size_t)first;
+
+	if (want == NULL) {
+		snprintf(why, wlen, "byte %ld of %zu differs", first, len);
+		return;
+	}
+	ft_fill(want, len, seed);
+	for (i = (size_t)first; i < len; i++) {
+		if (p[i] == want[i])
+			continue;
+		n++;
+		zeros += p[i] == 0;
+		last = i;
+	}
+	snprintf(why, wlen,
+	         "byte %ld of %zu differs (0x%02x, not 0x%02x); %zu bytes "
+	         "differ, up to byte %zu, %zu of them 0",
+	         first, len, p[first], want[first], n, last, zeros);
+	free(want);
+}
+
 /* ---- posting ------------------------------------------------------------- */
 
 static uint64_t rnd(struct soak_ep *e)
@@ -484,18 +514,18 @@ static void on_req(struct soak_ep *e, const DAT_DTO_COMPLETION_EVENT_DATA *d)
 	default:
 		e->rdma_state[r->slot] = 0;
 		if (ok) {
-			long bad = ft_pattern_mismatch(
-			        (uint8_t *)e->dbuf.buf +
-			                (size_t)r->slot * SOAK_MAX_SIZE,
-			        r->len, r->seed);
+			const uint8_t *p = (uint8_t *)e->dbuf.buf +
+			                   (size_t)r->slot * SOAK_MAX_SIZE;
+			long bad = ft_pattern_mismatch(p, r->len, r->seed);
 
 			if (bad >= 0) {
+				char why[160];
+
+				rdma_diff_note(p, r->len, r->seed, bad, why,
+				               sizeof(why));
 				e->bad++;
-				FT_CHECK(0,
-				         "EP %d: RDMA Read %llu: byte %ld of "
-				         "%zu differs",
-				         e->id, (unsigned long long)idx, bad,
-				         r->len);
+				FT_CHECK(0, "EP %d: RDMA Read %llu: %s", e->id,
+				         (unsigned long long)idx, why);
 			} else {
 				e->bytes += r->len;
 			}
