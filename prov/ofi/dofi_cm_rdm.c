@@ -415,6 +415,14 @@ static dofi_rdm_chan_t *dofi_rdm_chan_to(dofi_ia_t *ia,
 		return NULL;
 	}
 	dofi_rdm_sock_opts(ia, fd);
+	/*
+	 * Its ephemeral port, live or in TIME_WAIT after the channel, must
+	 * not keep a PSP or RSP whose conn_qual maps to the same port from
+	 * listening there: Linux lets a listener bind beside sockets that
+	 * all set SO_REUSEADDR (OFED's dapltest limit test took RSPs from
+	 * 0xAffab1e on, port 43806 on, and met one).
+	 */
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &(int){1}, sizeof(int));
 	do
 		rc = connect(fd, (const struct sockaddr *)dst, sizeof(*dst));
 	while (rc != 0 && errno == EINTR);
