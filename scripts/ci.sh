@@ -160,12 +160,12 @@ runner_summary() {
 # connection and -c 8), dtestcm up to 1,000 connections and dapltest.
 # dtestsrq with one connection hung in about one run in five until rxd's
 # endpoints got a transmit queue of twice its window (dapl-ofi(7), Queue
-# sizes). Left out for their
-# run time: dtest, dtest -p and dtest -c, whose bulk phase
-# (2,000 RDMA Writes of 4 MiB each way) runs at rxd's 50-120 MB/s on
-# loopback, 70 s to over 180 s each on two shared cores; dtestcm at 4,000
-# and 10,000 (five descriptors a connection on rxd, past the hard
-# RLIMIT_NOFILE of 20,000).
+# sizes). Left out while they fail under load (issue 14): dtest, dtest -p
+# and dtest -c. Quiet, they pass in 30-45 s each since a waiter naps
+# 250 us over rxd (dapl-ofi(7), Progress); beside other work, -p failed
+# 2 runs of 4 with an RDMA Write completing DAT_DTO_ERR_TRANSPORT (cause
+# not found) and -c ran past 120 s 2 runs of 3. Not tried for their run
+# time: dtestcm at 4,000 and 10,000.
 # Each run takes 2 to 4 minutes on two shared cores.
 rdm_tests() { # IA
 	case $1 in
