@@ -777,9 +777,10 @@ typedef struct dofi_traits {
 	 * an endpoint's close leaves its entry in the CQ's wait, so
 	 * fi_trywait there reads freed memory, libfabric 1.17), and its
 	 * window only moves when its CQ is read. OFED's dtest over rxd:
-	 * 73 s on 1 ms naps, 34 s on 250 us ones, 26 s on 100 us (its
-	 * 4 MiB RDMA Writes at 142, 301 and 400 MB/s); a waiter that
-	 * nothing reaches takes 1.4%, 5% and 9% of a core.
+	 * 73 s on 1 ms naps, 31-34 s on 250 us ones, 26 s on 100 us (its
+	 * 4 MiB RDMA Writes at 142, 301-339 and 400 MB/s); a waiter that
+	 * nothing reaches takes 2.5% of a core on 1 ms naps and 7.5% on
+	 * 250 us ones (a quiet machine).
 	 */
 	uint16_t nap_us;
 	/*
