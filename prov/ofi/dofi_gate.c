@@ -169,12 +169,21 @@ static void dofi_gate_forward(dofi_gate_t *g, dofi_gate_conn_t *c)
 	struct epoll_event ev = {.events = EPOLLIN};
 
 	if (c->ifd < 0) {
+		int one = 1;
+
 		c->ifd = socket(AF_INET,
 		                SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (c->ifd < 0) {
 			dofi_gate_drop(g, c, "no socket");
 			return;
 		}
+		/*
+		 * Its ephemeral port, live or in TIME_WAIT, must not keep a
+		 * PSP or RSP from listening there: Linux lets a listener
+		 * bind beside it only if both set the option.
+		 */
+		(void)setsockopt(c->ifd, SOL_SOCKET, SO_REUSEADDR, &one,
+		                 sizeof(one));
 		if (connect(c->ifd, (struct sockaddr *)&c->inner,
 		            sizeof(c->inner)) != 0) {
 			if (errno != EINPROGRESS) {
