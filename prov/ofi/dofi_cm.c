@@ -19,6 +19,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -840,6 +841,32 @@ static dofi_sp_t *dofi_sp_find(dofi_ia_t *ia, DAT_CONN_QUAL qual)
 	return dofi_cm_sp_search(ia, dofi_sp_on_port, &qual);
 }
 
+/*
+ * A listener's port was taken. When it lies in the kernel's ephemeral
+ * range, any process's outgoing connection (live or in TIME_WAIT) may
+ * hold it for a while, which no option of a listener overrides: say so,
+ * and what a deployment does about it. Not on the data path.
+ */
+static void dofi_sp_in_use_hint(DAT_CONN_QUAL qual)
+{
+	unsigned int lo = 0, hi = 0, port = dofi_cm_port(qual);
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+
+	if (f != NULL) {
+		if (fscanf(f, "%u %u", &lo, &hi) != 2)
+			lo = hi = 0;
+		fclose(f);
+	}
+	if (port < lo || port > hi)
+		return;
+	dof_info(DOFI_LOG,
+	         "conn_qual %llu: port %u is in the kernel's ephemeral "
+	         "range %u-%u (net.ipv4.ip_local_port_range), where any "
+	         "connection may hold it; pick a qualifier outside it or "
+	         "reserve the port (net.ipv4.ip_local_reserved_ports)",
+	         (unsigned long long)qual, port, lo, hi);
+}
+
 static DAT_RETURN dofi_sp_create(dofi_ia_t *ia, dofi_obj_type_t type,
                                  DAT_CONN_QUAL *qual, DAT_EVD_HANDLE evd_h,
                                  DAT_PSP_FLAGS flags, dofi_ep_t *ep,
@@ -847,6 +874,7 @@ static DAT_RETURN dofi_sp_create(dofi_ia_t *ia, dofi_obj_type_t type,
 {
 	dofi_evd_t *evd = dofi_obj_get(evd_h, DOFI_OBJ_EVD, "dat_sp_create");
 	dofi_sp_t *sp;
+	dof_status_t st;
 	DAT_RETURN ret;
 
 	if (evd == NULL || evd->obj.ia != ia || !(evd->flags & DAT_EVD_CR_FLAG))
@@ -870,9 +898,13 @@ static DAT_RETURN dofi_sp_create(dofi_ia_t *ia, dofi_obj_type_t type,
 		                DAT_INVALID_STATE_EP_CONNECTED);
 		goto err;
 	}
-	ret = dofi_status_to_dat(ia->cm_ops->listen(sp, qual));
-	if (ret != DAT_SUCCESS)
+	st = ia->cm_ops->listen(sp, qual);
+	if (st != DOF_OK) {
+		if (st == DOF_ERR_IN_USE)
+			dofi_sp_in_use_hint(*qual);
+		ret = dofi_status_to_dat(st);
 		goto err;
+	}
 	sp->qual = *qual;
 	sp->evd = evd;
 	sp->flags = flags;
