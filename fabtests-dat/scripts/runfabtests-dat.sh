@@ -768,14 +768,13 @@ run_dapltest() {
 	shift 2
 	out="$logdir/$name.$ia.log"
 	while :; do
-		start "$out" dapltest "$@"
+		start "$out" "${pair_prefix[@]}" dapltest "$@"
 		finish "$started" "$timeout"
 		tries=$((tries + 1))
-		# The limit test listens on 100 qualifiers from 43806 up, in
-		# Linux's ephemeral port range: a connection of any process
-		# may hold one of them for a while, and the right answer is
-		# DAT_CONN_QUAL_IN_USE. Once, that alone is tried again.
+		# Outside the interop namespace (iop_start), a qualifier in
+		# use by another socket alone is tried again once.
 		if [ "$rc" -eq 0 ] && [ "$tries" -eq 1 ] &&
+			[ ${#pair_prefix[@]} -eq 0 ] &&
 			grep -qE 'create #[0-9]+ fails: DAT_CONN_QUAL_IN_USE' "$out" &&
 			! grep -vE 'create #[0-9]+ fails: DAT_CONN_QUAL_IN_USE' "$out" |
 			grep -qiE "$dapltest_bad"; then
@@ -799,7 +798,7 @@ run_dapltest() {
 run_dapltest_quit() {
 	local name=$1 ia=$2 spid=$3 out crc
 	out="$logdir/$name.$ia.log"
-	start "$out" dapltest -T Q -s 127.0.0.1 -D "$ia"
+	start "$out" "${pair_prefix[@]}" dapltest -T Q -s 127.0.0.1 -D "$ia"
 	finish "$started" "$timeout"
 	crc=$rc
 	finish "$spid" 15
@@ -912,8 +911,8 @@ run_dtestcm() {
 		pair_prefix=(nsenter -t "$ns_pid" -n)
 		where="its own network namespace"
 	else
-		pair_prefix=()
-		where="this network namespace ($(head -n 1 "$log.netns.log"))"
+		pair_prefix=("${iop_prefix[@]}")
+		where="this network namespace ($(tail -n 1 "$log.netns.log"))"
 	fi
 	burst=$(dtestcm_burst "$count")
 	# The server frees its EPs after the client's: 18 s for 10,000 on
@@ -922,7 +921,7 @@ run_dtestcm() {
 	run_pair "$name" "$ia" dtestcm -P "$ia" -c "$count" -b "$burst" -- \
 		-P "$ia" -c "$count" -b "$burst" -h 127.0.0.1
 	pair_grace=30
-	pair_prefix=()
+	pair_prefix=("${iop_prefix[@]}")
 	ns_stop
 	ulimit -Sn "$soft"
 	cps=$(sed -n 's/.*Connections:.*CPS *\([0-9.]*\).*/\1/p' \
@@ -949,9 +948,52 @@ wait_listen() {
 	done
 }
 
+# The interop namespace: OFED's programs listen on connection qualifiers
+# inside Linux's ephemeral port range (32768-60999): dtest, dtestx and
+# dtestsrq on 45248, dapltest's limit test on 43806 to 43905.  There a
+# client socket of any process, an earlier test's in TIME_WAIT for a
+# minute, may hold the port, and DAT_CONN_QUAL_IN_USE is the right
+# answer (dapl-ofi(7), "Qualifiers and ports").  So as root an IA's
+# interop tests run in a network namespace of their own with those ports
+# reserved (net.ipv4.ip_local_reserved_ports), as a deployment reserves
+# the ports it listens on; dtestcm still gets a fresh one per count.  The
+# namespace's holder is iop_ns, the prefix that enters it iop_prefix.
+iop_ports=43806-43905,45248
+iop_ns=
+iop_prefix=()
+iop_start() { # LOG
+	local log=$1
+	iop_prefix=()
+	if ns_start "$log" &&
+		nsenter -t "$ns_pid" -n sh -c "echo $iop_ports \
+			>/proc/sys/net/ipv4/ip_local_reserved_ports" >>"$log" 2>&1; then
+		iop_ns=$ns_pid
+		ns_pid=
+		iop_prefix=(nsenter -t "$iop_ns" -n)
+		echo "# interop on $2: a network namespace of its own, ports" \
+			"$iop_ports reserved"
+	else
+		ns_stop
+		echo "# interop on $2: in this network namespace" \
+			"($(tail -n 1 "$log")); the ports OFED's programs listen" \
+			"on may be taken"
+	fi
+	pair_prefix=("${iop_prefix[@]}")
+}
+
+iop_stop() {
+	pair_prefix=()
+	iop_prefix=()
+	[ -n "$iop_ns" ] || return 0
+	kill -TERM "$iop_ns" 2>/dev/null
+	finish "$iop_ns" 5
+	iop_ns=
+}
+
 run_interop() {
 	local ia=$1 t conf inst missing=() p dts_pid out
 
+	iop_start "$logdir/interop.$ia.netns.log" "$ia"
 	for t in $interop_tests; do
 		selected "$t" || continue
 		if excluded "$t" "$ia"; then
@@ -1008,7 +1050,8 @@ run_interop() {
 			if [ "$t" != interop_dapltest_L ] &&
 				[ -z "${dts_pid:-}" ]; then
 				out="$logdir/dapltest_server.$ia.log"
-				start "$out" dapltest -T S -D "$ia"
+				start "$out" "${pair_prefix[@]}" dapltest -T S \
+					-D "$ia"
 				dts_pid=$started
 				sleep 1 # it listens through DAT: nothing to poll
 			fi
@@ -1051,6 +1094,7 @@ run_interop() {
 		kill -TERM "$dts_pid" 2>/dev/null
 		finish "$dts_pid" 5
 	fi
+	iop_stop
 }
 
 # ---- loopback: the built-in names on lo -----------------------------------------------
