@@ -364,16 +364,23 @@ static void dofi_ia_fence(dofi_ia_t *ia, struct fi_info *info)
 }
 
 /*
+ * rxd's window of packets in flight to a peer (FI_OFI_RXD_MAX_UNACKED):
+ * what dapl-ofi sets unless the user did, and rxd's own default.
+ */
+#define DOFI_RXD_WINDOW     "64"
+#define DOFI_RXD_WINDOW_RXD 128
+
+/*
  * The least transmit queue of the IA's endpoints where the fabric needs
  * room for its window (traits->tx_window_room, rxd): twice the window
- * FI_OFI_RXD_MAX_UNACKED sets (dapl-ofi sets 64 unless the user did;
- * rxd's own default is 128), within what the fabric offers. 0 elsewhere.
+ * FI_OFI_RXD_MAX_UNACKED sets (DOFI_RXD_WINDOW unless the user set it;
+ * unset, rxd's own), within what the fabric offers. 0 elsewhere.
  */
 static size_t dofi_ia_tx_size_min(const dofi_ia_t *ia,
                                   const struct fi_info *info)
 {
 	const char *env = getenv("FI_OFI_RXD_MAX_UNACKED");
-	unsigned long window = 128;
+	unsigned long window = DOFI_RXD_WINDOW_RXD;
 	size_t min;
 
 	if (!ia->traits->tx_window_room)
@@ -457,7 +464,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	 * large transfers lose datagrams and wait for retransmissions. 64,
 	 * unless the user set it (dapl-ofi(7), Reliable datagram fabrics).
 	 */
-	(void)setenv("FI_OFI_RXD_MAX_UNACKED", "64", 0);
+	(void)setenv("FI_OFI_RXD_MAX_UNACKED", DOFI_RXD_WINDOW, 0);
 
 	/*
 	 * The endpoint type the instance data names; else MSG where the
