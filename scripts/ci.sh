@@ -364,23 +364,18 @@ test_job() {
 	# what libfabric and the libraries it links allocate once per load
 	# (each last close unloads them); --keep-debuginfo keeps their frames
 	# named after the unload, which those entries match on.
-	log "leak check: 100 IA lifecycles on ofi-tcp under valgrind"
-	if (cd "$build" && make -s test/ia_cycles) &&
-		DAT_OVERRIDE=$(loopback_conf) LD_LIBRARY_PATH="$build/.libs" \
-		timeout 900 valgrind --leak-check=full --keep-debuginfo=yes \
+	# The leak check runs beside the fuzzers, one CPU each: neither
+	# depends on timing, and the stage takes as long as the longer.
+	log "leak check (100 IA lifecycles on ofi-tcp under valgrind) beside the fuzzers (the CM header, dat.conf, instance-data and RDM wire parsers, 30 s each, libFuzzer)"
+	local vg_pid vg_rc=0
+	(cd "$build" && make -s test/ia_cycles) &&
+		{ DAT_OVERRIDE=$(loopback_conf) LD_LIBRARY_PATH="$build/.libs" \
+			timeout 900 valgrind --leak-check=full --keep-debuginfo=yes \
 			--num-callers=40 --error-exitcode=1 \
 			--suppressions="$top/test/valgrind.supp" \
 			"$build/test/ia_cycles" -D ofi-tcp -n 100 \
-			>"$build/valgrind.out" 2>&1; then
-		pass=$((pass + 1))
-		grep -E 'ia_cycles:|ERROR SUMMARY|definitely lost' "$build/valgrind.out" || true
-		echo "ok: no leak in 100 IA lifecycles"
-	else
-		fail=$((fail + 1)); tail -60 "$build/valgrind.out"
-		flag "valgrind leak check of 100 IA lifecycles"
-	fi
-
-	log "fuzzers: the CM header, dat.conf, instance-data and RDM wire parsers, 30 s each (libFuzzer)"
+			>"$build/valgrind.out" 2>&1 &
+		vg_pid=$!; } || vg_pid=
 	if FUZZ_BUILD="$top/build-fuzz" bash "$top/fuzz/run.sh" all \
 		-max_total_time=30 >"$build/fuzz.out" 2>&1; then
 		pass=$((pass + 1))
@@ -389,6 +384,17 @@ test_job() {
 	else
 		fail=$((fail + 1)); tail -40 "$build/fuzz.out"
 		flag "a fuzzer crashed (see above)"
+	fi
+	# A leak check that did not build or start fails too.
+	if [ -n "$vg_pid" ]; then wait "$vg_pid" || vg_rc=$?; else vg_rc=1; fi
+	log "leak check: done"
+	if [ "$vg_rc" -eq 0 ]; then
+		pass=$((pass + 1))
+		grep -E 'ia_cycles:|ERROR SUMMARY|definitely lost' "$build/valgrind.out" || true
+		echo "ok: no leak in 100 IA lifecycles"
+	else
+		fail=$((fail + 1)); tail -60 "$build/valgrind.out" 2>/dev/null || true
+		flag "valgrind leak check of 100 IA lifecycles (exit $vg_rc)"
 	fi
 
 	log "clang build (-Wall -Wextra -Werror)"
