@@ -1252,8 +1252,9 @@ static dof_status_t dofi_rdm_accept(dofi_cr_t *cr, dofi_ep_t *ep,
 	/*
 	 * The RTU follows the requester's first message, which waits for
 	 * the fabric's own connection (rxm opens one per endpoint, with
-	 * some 66 MiB of buffers to zero): 100 accepts at once took 15-23 s
-	 * on two cores, past the link bound. The channel tells a dead or
+	 * some 66 MiB of buffers to touch before FI_OFI_RXM_MSG_RX_SIZE was
+	 * set, 16 MiB since): 100 accepts at once took 15-23 s on two
+	 * cores, past the link bound. The channel tells a dead or
 	 * departed requester at once, so the wait is three bounds (60 s by
 	 * default, as an InfiniBand CM's retries of a REP take).
 	 */
