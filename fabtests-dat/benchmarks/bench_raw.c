@@ -10,14 +10,15 @@
  * dat_cm_rate's EPs take DAT's default sizes (256 each way), and with
  * --evd-per-ep a CQ each.
  *
- * Where the provider has no MSG endpoint (ofi-rxm -> tcp;ofi_rxm, ofi-shm
- * -> shm, ofi-rxd -> udp;ofi_rxd, ofi-efa -> efa) or --raw-ep=rdm says
- * so, an FI_EP_RDM endpoint per connection, as dapl-ofi has on those
- * fabrics (dofi_cm_rdm.c): bound to one AV (FI_AV_TABLE) and the CQ,
- * asked for what dapl-ofi asks of fi_getinfo there (send after send and
- * after write, else after send alone; rxm's memory in FI_MR_BASIC mode;
- * rxm's FI_OFI_RXM_SAR_LIMIT and FI_OFI_RXM_ENABLE_DYN_RBUF as dapl-ofi
- * sets them; writes FI_DELIVERY_COMPLETE where dapl-ofi's are, unless
+ * Where the provider has no MSG endpoint (ofi-rxm -> tcp;ofi_rxm,
+ * ofi-shm -> shm, ofi-rxd -> udp;ofi_rxd, ofi-efa -> efa) or
+ * --raw-ep=rdm says so, an FI_EP_RDM endpoint per connection, as
+ * dapl-ofi has on those fabrics (dofi_cm_rdm.c): bound to one AV
+ * (FI_AV_TABLE) and the CQ, asked for what dapl-ofi asks of fi_getinfo
+ * there (send after send and after write, else after send alone; rxm's
+ * memory in FI_MR_BASIC mode; rxm's FI_OFI_RXM_SAR_LIMIT,
+ * FI_OFI_RXM_ENABLE_DYN_RBUF and FI_OFI_RXM_MSG_RX_SIZE as dapl-ofi sets
+ * them; writes FI_DELIVERY_COMPLETE where dapl-ofi's are, unless
  * --raw-write says). A connection is made on the side channel: the
  * client sends its endpoint's name (fi_getname) in a REQ, the server
  * opens an endpoint, inserts the name, posts a receive for the client's
@@ -341,10 +342,12 @@ static int raw_open(struct bench_ctx *ctx)
 	/*
 	 * What dapl-ofi sets for tcp;ofi_rxm (dapl-ofi(7)) unless the
 	 * environment has them, before libfabric reads them: receives
-	 * completed in posting order, messages through bounce buffers.
+	 * completed in posting order, messages through bounce buffers,
+	 * 256 of them posted an endpoint.
 	 */
 	(void)setenv("FI_OFI_RXM_SAR_LIMIT", "2147483648", 0);
 	(void)setenv("FI_OFI_RXM_ENABLE_DYN_RBUF", "0", 0);
+	(void)setenv("FI_OFI_RXM_MSG_RX_SIZE", "256", 0);
 
 	st = calloc(1, sizeof(*st));
 	if (!st)
@@ -379,13 +382,15 @@ static int raw_open(struct bench_ctx *ctx)
 		BENCH_VERBOSE(ctx,
 		              "raw: msg_order 0x%llx, mr_mode 0x%llx, writes "
 		              "%s, FI_OFI_RXM_SAR_LIMIT=%s "
-		              "FI_OFI_RXM_ENABLE_DYN_RBUF=%s",
+		              "FI_OFI_RXM_ENABLE_DYN_RBUF=%s "
+		              "FI_OFI_RXM_MSG_RX_SIZE=%s",
 		              (unsigned long long)info->tx_attr->msg_order,
 		              (unsigned long long)info->domain_attr->mr_mode,
 		              ctx->opts->raw_delivery ? "FI_DELIVERY_COMPLETE"
 		                                      : "transmit complete",
 		              getenv("FI_OFI_RXM_SAR_LIMIT"),
-		              getenv("FI_OFI_RXM_ENABLE_DYN_RBUF"));
+		              getenv("FI_OFI_RXM_ENABLE_DYN_RBUF"),
+		              getenv("FI_OFI_RXM_MSG_RX_SIZE"));
 
 	ret = fi_fabric(info->fabric_attr, &st->fabric, NULL);
 	if (ret) {
