@@ -147,8 +147,8 @@ runner_summary() {
 # for good, and the survivor spins in libfabric, then faults when the
 # endpoint closes (libfabric 1.17, not a dapl-ofi race).
 # ofi-rxm: the functional tests (ofi-rxm.exclude gives rxm's reasons for
-# three), dtest (-c too), dtestsrq, dtestcm up to 100 connections
-# (ofi-rxm.exclude: rxm's memory per endpoint keeps 250 and more off a
+# three), dtest (-c too), dtestsrq, dtestcm up to 256 connections
+# (ofi-rxm.exclude: rxm's memory per endpoint keeps 1,000 and more off a
 # 24 GiB machine) and dapltest. Left out while they fail
 # (issue 14): dat_soak_kill (one round in about four: a connection's
 # end not reported). dtestx runs: rxm grants no send after write to a
