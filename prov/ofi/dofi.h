@@ -500,7 +500,9 @@ typedef struct dofi_ep {
 	 * race-free.
 	 */
 	_Atomic uint64_t msgs_sent, msgs_recvd;
-	int dto_error; /* a DTO failed: the connection is broken */
+	/* A DTO failed: the connection is broken. Set by the completion
+	 * path (an EVD's lock), read by the CM (ia->lock): atomic. */
+	_Atomic int dto_error;
 	/* A receive was truncated on a fabric that keeps the connection:
 	 * the CM ends it (dofi_cm_check_timers). */
 	_Atomic int break_pending;

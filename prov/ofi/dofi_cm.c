@@ -341,10 +341,12 @@ void dofi_cm_up_peer_end(dofi_ep_t *ep)
 	 */
 	if (dofi_cm_ep_cq_owed(ep))
 		dofi_cm_read_cqs(ep);
-	dofi_cm_up_down(ep,
-	                ep->dto_error ? DAT_CONNECTION_EVENT_BROKEN
-	                              : DAT_CONNECTION_EVENT_DISCONNECTED,
-	                NULL, 0);
+	dofi_cm_up_down(
+	        ep,
+	        atomic_load_explicit(&ep->dto_error, memory_order_acquire)
+	                ? DAT_CONNECTION_EVENT_BROKEN
+	                : DAT_CONNECTION_EVENT_DISCONNECTED,
+	        NULL, 0);
 }
 
 /* The oldest request still posted, or NULL. ia->lock held. */
@@ -387,7 +389,7 @@ void dofi_cm_up_link_lost(dofi_ep_t *ep)
 			dofi_dto_after_flushed(op);
 		ep->cq_stale = 1;
 	}
-	ep->dto_error = 1;
+	atomic_store_explicit(&ep->dto_error, 1, memory_order_release);
 	dofi_cm_flush_requests(ep);
 	dofi_cm_up_down(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, 0);
 }
@@ -474,7 +476,7 @@ static void dofi_cm_ep_check(dofi_ep_t *ep, uint64_t now)
 		         "EP %p: a receive was too small for its "
 		         "message: connection broken",
 		         (void *)ep);
-		ep->dto_error = 1;
+		atomic_store_explicit(&ep->dto_error, 1, memory_order_release);
 		dofi_cm_up_down(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, 0);
 	} else if (s == DAT_EP_STATE_DISCONNECT_PENDING && ep->graceful &&
 	           (dofi_cm_requests_done(ep) || now >= ep->deadline)) {
@@ -1526,7 +1528,7 @@ void dofi_cm_ep_teardown(dofi_ep_t *ep)
 	ep->graceful = 0;
 	ep->clean_end = 0;
 	/* A new connection starts unbroken. */
-	ep->dto_error = 0;
+	atomic_store_explicit(&ep->dto_error, 0, memory_order_release);
 	ep->recv_failed = 0;
 	atomic_store(&ep->break_pending, 0);
 	ep->peer = FI_ADDR_UNSPEC;

@@ -1438,7 +1438,8 @@ static void dofi_rdm_end(dofi_ep_t *ep, int broken)
 			         (void *)ep);
 			/* Posts see the end before the flushes. */
 			atomic_store(&ep->state, DAT_EP_STATE_DISCONNECTED);
-			ep->dto_error = 1;
+			atomic_store_explicit(&ep->dto_error, 1,
+			                      memory_order_release);
 			dofi_rdm_stop(ep);
 			dofi_cm_up_link_lost(ep);
 		} else {

@@ -141,7 +141,8 @@ static DAT_DTO_COMPLETION_STATUS dofi_dto_err_status(dofi_op_t *op, int err,
 	DAT_DTO_COMPLETION_STATUS st = dofi_dto_status(err, op->type);
 
 	if (st != DAT_DTO_ERR_FLUSHED) {
-		op->ep->dto_error = 1;
+		atomic_store_explicit(&op->ep->dto_error, 1,
+		                      memory_order_release);
 		dof_info(DOFI_LOG,
 		         "EP %p: %s completed with %s (prov_errno %d)",
 		         (void *)op->ep,

@@ -167,7 +167,8 @@ static ssize_t dofi_ext_write_delivered(dofi_ep_t *ep, struct fid_ep *fep,
 	while ((int64_t)(atomic_load_explicit(&ep->ext_wimm_done,
 	                                      memory_order_acquire) -
 	                 target) < 0) {
-		if (!dofi_post_live(ep) || ep->dto_error)
+		if (!dofi_post_live(ep) ||
+		    atomic_load_explicit(&ep->dto_error, memory_order_acquire))
 			return -FI_ECANCELED;
 		dofi_evd_flush_one(ep->req_evd, ep->tx_cq, 1);
 		if (!dofi_retry_more_for(++tries, &until, DOFI_FENCE_NS))
@@ -506,7 +507,7 @@ void dofi_ext_sink_err(dofi_op_t *sink, int err)
 	         "EP %p: the RDMA Write of a write with immediate data "
 	         "failed: %s",
 	         (void *)ep, fi_strerror(err));
-	ep->dto_error = 1;
+	atomic_store_explicit(&ep->dto_error, 1, memory_order_release);
 	dofi_ext_flag_set(ep, DOFI_EXT_EP_WFAIL);
 }
 
