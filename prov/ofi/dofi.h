@@ -457,8 +457,14 @@ typedef struct dofi_ep {
 	dofi_evd_t *req_evd;
 	dofi_evd_t *conn_evd;
 	DAT_EP_ATTR attr;
-	struct fid_ep *fep;           /* NULL until connect or accept */
-	struct fid_cq *tx_cq, *rx_cq; /* what fep is bound to */
+	/*
+	 * NULL until connect or accept. Posts read these with no lock
+	 * after checking the state; the CM closes them (NULL) a grace
+	 * period after the state changed (DOFI_CLOSE_NS): atomic, so that
+	 * the two never race (a plain load on x86).
+	 */
+	struct fid_ep *_Atomic fep;
+	struct fid_cq *_Atomic tx_cq, *_Atomic rx_cq; /* what fep is bound to */
 	fi_addr_t peer;               /* where DTOs go (MSG: ignored) */
 	void *cm;                     /* the connection backend's state */
 	dofi_pool_t req_pool;
