@@ -339,7 +339,7 @@ test_job() {
 	# waiter woken from another thread (dat_evd), and CM load (dat_cm,
 	# dat_many_eps). A report fails its test (exitcode) and the stage (the
 	# logs are searched as well). test/tsan.supp holds libfabric's own.
-	log "sanitizers: threaded tests under ThreadSanitizer (ofi-tcp)"
+	log "sanitizers: threaded tests under ThreadSanitizer (ofi-tcp and ofi-sockets)"
 	local tsan_logs="$build/tsan.logs"
 	rm -rf "$tsan_logs"
 	if build "$top/build-tsan" CC=clang \
@@ -347,7 +347,7 @@ test_job() {
 		LDFLAGS="-fsanitize=thread" &&
 		TSAN_OPTIONS="exitcode=66 print_suppressions=1 suppressions=$top/test/tsan.supp" \
 		BUILDDIR="$top/build-tsan" bash "$top/fabtests-dat/scripts/runfabtests-dat.sh" \
-			--loopback -D ofi-tcp -T 120 -v -L "$tsan_logs" \
+			--loopback -D ofi-tcp -D ofi-sockets -T 120 -v -L "$tsan_logs" \
 			-t dat_threads,dat_dto,dat_msg,dat_rdma,dat_evd,dat_cm,dat_many_eps |
 		tee "$build/tsan.out" &&
 		runner_summary "$build/tsan.out" | grep -qE '^[1-9][0-9]* 0 0$' &&
