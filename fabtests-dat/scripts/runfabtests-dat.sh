@@ -1069,15 +1069,15 @@ run_interop() {
 					client RW 4096 server RW 4096 ;;
 			interop_dapltest_T_P)
 				run_dapltest "$t" "$ia" -T T -s 127.0.0.1 -D "$ia" \
-					-i 500 -t 2 -w 1 -V -P \
+					-i 250 -t 2 -w 1 -V -P \
 					client SR 512 server SR 512 \
 					client RW 8192 2 server RR 8192 2 ;;
 			interop_dapltest_P_RW)
 				run_dapltest "$t" "$ia" -T P -s 127.0.0.1 -D "$ia" \
-					-i 2000 -p 8 -m p RW 4096 2 ;;
+					-i 1000 -p 8 -m p RW 4096 2 ;;
 			interop_dapltest_P_RR)
 				run_dapltest "$t" "$ia" -T P -s 127.0.0.1 -D "$ia" \
-					-i 2000 -p 8 -m b RR 4096 2 ;;
+					-i 1000 -p 8 -m b RR 4096 2 ;;
 			interop_dapltest_L)
 				run_dapltest "$t" "$ia" -T L -D "$ia" -w 8 -m 100 \
 					limit_ia limit_pz limit_cno limit_evd \
