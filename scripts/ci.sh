@@ -368,7 +368,7 @@ test_job() {
 	# named after the unload, which those entries match on.
 	# The leak check runs beside the fuzzers, one CPU each: neither
 	# depends on timing, and the stage takes as long as the longer.
-	log "leak check (100 IA lifecycles on ofi-tcp under valgrind) beside the fuzzers (the CM header, dat.conf, instance-data and RDM wire parsers, 30 s each, libFuzzer)"
+	log "leak check (100 IA lifecycles on ofi-tcp under valgrind) beside the fuzzers (the CM header, dat.conf, instance-data and RDM wire parsers, 20 s each, libFuzzer)"
 	local vg_pid vg_rc=0
 	(cd "$build" && make -s test/ia_cycles) &&
 		{ DAT_OVERRIDE=$(loopback_conf) LD_LIBRARY_PATH="$build/.libs" \
@@ -379,7 +379,7 @@ test_job() {
 			>"$build/valgrind.out" 2>&1 &
 		vg_pid=$!; } || vg_pid=
 	if FUZZ_BUILD="$top/build-fuzz" bash "$top/fuzz/run.sh" all \
-		-max_total_time=30 >"$build/fuzz.out" 2>&1; then
+		-max_total_time=20 >"$build/fuzz.out" 2>&1; then
 		pass=$((pass + 1))
 		grep -E '^#[0-9]+.*DONE|stat::number_of_executed_units' "$build/fuzz.out" || true
 		echo "ok: fuzzers found no crash"
