@@ -408,7 +408,7 @@ test_job() {
 	fi
 
 	log "make distcheck"
-	if (cd "$build" && make -s distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.out 2>&1); then
+	if (cd "$build" && make -s -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.out 2>&1); then
 		pass=$((pass + 1)); tail -4 "$build/distcheck.out"
 	else
 		fail=$((fail + 1)); tail -40 "$build/distcheck.out"
