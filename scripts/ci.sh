@@ -360,7 +360,7 @@ test_job() {
 		flag "ThreadSanitizer runs (reports in $tsan_logs)"
 	fi
 
-	# 100 whole IA lifecycles (test/ia_cycles: PZ, EVDs, EP and LMR made
+	# 50 whole IA lifecycles (test/ia_cycles: PZ, EVDs, EP and LMR made
 	# and freed each time) under valgrind's leak check: a block of ours
 	# still allocated at exit fails the stage. test/valgrind.supp holds
 	# what libfabric and the libraries it links allocate once per load
@@ -368,14 +368,14 @@ test_job() {
 	# named after the unload, which those entries match on.
 	# The leak check runs beside the fuzzers, one CPU each: neither
 	# depends on timing, and the stage takes as long as the longer.
-	log "leak check (100 IA lifecycles on ofi-tcp under valgrind) beside the fuzzers (the CM header, dat.conf, instance-data and RDM wire parsers, 20 s each, libFuzzer)"
+	log "leak check (50 IA lifecycles on ofi-tcp under valgrind) beside the fuzzers (the CM header, dat.conf, instance-data and RDM wire parsers, 20 s each, libFuzzer)"
 	local vg_pid vg_rc=0
 	(cd "$build" && make -s test/ia_cycles) &&
 		{ DAT_OVERRIDE=$(loopback_conf) LD_LIBRARY_PATH="$build/.libs" \
 			timeout 900 valgrind --leak-check=full --keep-debuginfo=yes \
 			--num-callers=40 --error-exitcode=1 \
 			--suppressions="$top/test/valgrind.supp" \
-			"$build/test/ia_cycles" -D ofi-tcp -n 100 \
+			"$build/test/ia_cycles" -D ofi-tcp -n 50 \
 			>"$build/valgrind.out" 2>&1 &
 		vg_pid=$!; } || vg_pid=
 	if FUZZ_BUILD="$top/build-fuzz" bash "$top/fuzz/run.sh" all \
@@ -393,10 +393,10 @@ test_job() {
 	if [ "$vg_rc" -eq 0 ]; then
 		pass=$((pass + 1))
 		grep -E 'ia_cycles:|ERROR SUMMARY|definitely lost' "$build/valgrind.out" || true
-		echo "ok: no leak in 100 IA lifecycles"
+		echo "ok: no leak in 50 IA lifecycles"
 	else
 		fail=$((fail + 1)); tail -60 "$build/valgrind.out" 2>/dev/null || true
-		flag "valgrind leak check of 100 IA lifecycles (exit $vg_rc)"
+		flag "valgrind leak check of 50 IA lifecycles (exit $vg_rc)"
 	fi
 
 	log "clang build (-Wall -Wextra -Werror)"
