@@ -167,38 +167,43 @@ runner_summary() {
 # not found) and -c ran past 120 s 2 runs of 3. Not tried for their run
 # time: dtestcm at 4,000 and 10,000.
 # Each run takes 2 to 4 minutes on two shared cores.
-# Every test an RDM run could take: the shm list, which is all of them.
-rdm_all_tests() { rdm_tests ofi-shm; }
+# Every test an RDM run could take; an IA's run takes them all but the
+# ones rdm_left_out_of names.
+rdm_all_tests="dat_ia,dat_mem,dat_evd,dat_cm,dat_dto,dat_protect,dat_many_eps,dat_threads,dat_unreach,dat_hostile,dat_rdm_liar,dat_linkloss,dat_badhandle,dat_ext,dat_srq,dat_saw,dat_msg,dat_graceful,dat_rdma,dat_soak,dat_soak_kill,interop_dtest,interop_dtest_W,interop_dtest_p,interop_dtest_c,interop_dtestx,interop_dtestx_p,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dtestcm_c100,interop_dtestcm_c250,interop_dtestcm_c256,interop_dtestcm_c1000,interop_dtestcm_c4000,interop_dtestcm_c10000,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
 
-# Tests of rdm_all_tests an IA's list leaves out (not run, so no
-# exclude line reports them): printed, and counted as skipped, so that
-# the summary shows them.
-rdm_left_out() { # IA
-	local t n=0 out=""
-	for t in $(rdm_all_tests | tr , ' '); do
-		case ",$(rdm_tests "$1")," in
-		*,"$t",*) ;;
-		*) out="$out $t"; n=$((n + 1)) ;;
-		esac
-	done
-	if [ "$n" -gt 0 ]; then
-		echo "# left out on $1, not run (scripts/ci.sh, above rdm_tests):$out"
-		skip=$((skip + n))
-	fi
-}
-
-rdm_tests() { # IA
+# The tests an IA's run leaves out while they fail (issue 14; the
+# comment above says why), a space list.
+rdm_left_out_of() { # IA
 	case $1 in
-	ofi-shm)
-		echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_dto,dat_protect,dat_many_eps,dat_threads,dat_unreach,dat_hostile,dat_rdm_liar,dat_linkloss,dat_badhandle,dat_ext,dat_srq,dat_saw,dat_msg,dat_graceful,dat_rdma,dat_soak,dat_soak_kill,interop_dtest,interop_dtest_W,interop_dtest_p,interop_dtest_c,interop_dtestx,interop_dtestx_p,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dtestcm_c100,interop_dtestcm_c250,interop_dtestcm_c256,interop_dtestcm_c1000,interop_dtestcm_c4000,interop_dtestcm_c10000,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
-		;;
-	ofi-rxm)
-		echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_dto,dat_protect,dat_many_eps,dat_threads,dat_unreach,dat_hostile,dat_rdm_liar,dat_linkloss,dat_badhandle,dat_ext,dat_srq,dat_saw,dat_msg,dat_graceful,dat_rdma,dat_soak,interop_dtest,interop_dtest_W,interop_dtest_p,interop_dtest_c,interop_dtestx,interop_dtestx_p,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dtestcm_c100,interop_dtestcm_c250,interop_dtestcm_c256,interop_dtestcm_c1000,interop_dtestcm_c4000,interop_dtestcm_c10000,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
-		;;
+	ofi-rxm) echo "dat_soak_kill" ;;
 	ofi-rxd)
-		echo "dat_ia,dat_mem,dat_evd,dat_cm,dat_dto,dat_protect,dat_many_eps,dat_threads,dat_unreach,dat_soak_kill,dat_hostile,dat_rdm_liar,dat_linkloss,dat_badhandle,dat_ext,dat_srq,dat_saw,dat_msg,dat_graceful,dat_rdma,dat_soak,interop_dtest_W,interop_dtestx,interop_dtestx_p,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dtestcm_c100,interop_dtestcm_c250,interop_dtestcm_c256,interop_dtestcm_c1000,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
+		echo "interop_dtest interop_dtest_p interop_dtest_c" \
+			"interop_dtestcm_c4000 interop_dtestcm_c10000"
 		;;
 	esac
+}
+
+# The comma list of tests an IA's run takes.
+rdm_tests() { # IA
+	local t out="" left
+	left=" $(rdm_left_out_of "$1") "
+	for t in ${rdm_all_tests//,/ }; do
+		case $left in
+		*" $t "*) ;;
+		*) out="$out,$t" ;;
+		esac
+	done
+	echo "${out#,}"
+}
+
+# The left-out tests, printed and counted as skipped (not run, so no
+# exclude line reports them), so that the summary shows them.
+rdm_left_out() { # IA
+	local left
+	left=$(rdm_left_out_of "$1")
+	[ -n "$left" ] || return 0
+	echo "# left out on $1, not run (scripts/ci.sh, above rdm_tests): $left"
+	skip=$((skip + $(wc -w <<<"$left")))
 }
 
 test_job() {
