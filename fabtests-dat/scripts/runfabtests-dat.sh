@@ -962,7 +962,7 @@ wait_listen() {
 iop_ports=43806-43905,45248
 iop_ns=
 iop_prefix=()
-iop_start() { # LOG
+iop_start() { # LOG IA
 	local log=$1
 	iop_prefix=()
 	if ns_start "$log" &&
