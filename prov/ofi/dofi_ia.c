@@ -432,6 +432,26 @@ static const dofi_ctl_ops_t dofi_ia_ctl = {
         .srq_recv_done = dofi_srq_recv_done,
 };
 
+/*
+ * rxm in libfabric 1.14 to 2.0 loops for good closing a connection that
+ * holds a message partly received in segments (a peer killed
+ * mid-message): say so where it applies (dapl-ofi(7), Reliable datagram
+ * fabrics, gives the workaround).
+ */
+static void dofi_ia_rxm_sar_note(const char *name, const struct fi_info *info)
+{
+	if (strstr(info->fabric_attr->prov_name, "ofi_rxm") == NULL ||
+	    fi_version() >= FI_VERSION(2, 1) ||
+	    getenv("FI_OFI_RXM_BUFFER_SIZE") != NULL)
+		return;
+	dof_info(DOFI_LOG,
+	         "IA '%s': libfabric %u.%u's rxm hangs closing a connection "
+	         "while a message above 16 KiB is partly received (a peer "
+	         "killed mid-message; fixed in 2.1): FI_OFI_RXM_BUFFER_SIZE "
+	         "at the largest message size avoids it",
+	         name, FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
+}
+
 DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
                         DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia_out)
 {
@@ -560,6 +580,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	info->domain_attr->mr_mode |= FI_MR_VIRT_ADDR;
 	ia->virt_addr = 1;
 	ia->traits = dofi_traits_lookup(info->fabric_attr->prov_name);
+	dofi_ia_rxm_sar_note(name, info);
 	/*
 	 * A utility provider opens its core's domain from a fresh
 	 * fi_getinfo, which drops FI_MR_VIRT_ADDR where the core does not
