@@ -142,9 +142,13 @@ static inline struct fi_context2 *dofi_ext_sink(dofi_ep_t *ep)
  * efa, tcp;ofi_rxm with atomics): posted on the sink with a delivery
  * completion, which the post then waits for, moving the request EVD's
  * completions to its queue, as a Send waits behind Writes
- * (dofi_dto_fence). 0, or a libfabric error: -FI_ECANCELED when the
- * connection ended meanwhile or the Write failed (the sink's error
- * breaks the connection), -FI_ETIMEDOUT past DOFI_FENCE_NS.
+ * (dofi_dto_fence). 0; 1 when the Write was posted but will not be
+ * delivered: it failed (the sink's error breaks the connection) or the
+ * connection ended meanwhile; or a libfabric error: the Write not posted,
+ * or -FI_EAGAIN past DOFI_FENCE_NS, posted and not delivered (the post
+ * fails with DAT_INSUFFICIENT_RESOURCES, as a Send's wait in
+ * dofi_dto_fence does; rxm, shm and rxd in libfabric 1.17 never complete
+ * a Write with delivery completion that the target refuses).
  */
 static ssize_t dofi_ext_write_delivered(dofi_ep_t *ep, struct fid_ep *fep,
                                         const struct fi_msg_rma *wmsg)
@@ -169,14 +173,47 @@ static ssize_t dofi_ext_write_delivered(dofi_ep_t *ep, struct fid_ep *fep,
 	                 target) < 0) {
 		if (!dofi_post_live(ep) ||
 		    atomic_load_explicit(&ep->dto_error, memory_order_acquire))
-			return -FI_ECANCELED;
+			return 1;
 		dofi_evd_flush_one(ep->req_evd, ep->tx_cq, 1);
 		if (!dofi_retry_more_for(++tries, &until, DOFI_FENCE_NS))
-			return -FI_ETIMEDOUT;
+			return -FI_EAGAIN;
 		if (until != 0)
 			sched_yield();
 	}
 	return 0;
+}
+
+/*
+ * The Write half of a write with immediate data was posted and will not
+ * be delivered (dofi_ext_write_delivered returned 1): the request
+ * completes in error, in its turn, and the post succeeds, as on
+ * InfiniBand, where a refused Write is reported by its completion. Its
+ * message is not sent. DAT_DTO_ERR_REMOTE_ACCESS where the Write failed
+ * (the sink's error), else DAT_DTO_ERR_FLUSHED (the connection ended); a
+ * flush that reported the request first leaves nothing to do.
+ */
+static DAT_RETURN dofi_ext_write_undelivered(dofi_ep_t *ep, dofi_op_t *op)
+{
+	struct fi_cq_err_entry err;
+	dofi_evd_t *evd = ep->req_evd;
+	uint64_t len = op->len;
+	DAT_EVENT ev;
+
+	memset(&err, 0, sizeof(err));
+	err.op_context = op;
+	err.err = FI_ECANCELED;
+	if (dofi_flag(&ep->ext_flags) & DOFI_EXT_EP_WFAIL) {
+		dofi_ext_flag_clear(ep, DOFI_EXT_EP_WFAIL);
+		err.err = FI_EACCES;
+	}
+	memset(&ev, 0, sizeof(ev));
+	pthread_mutex_lock(&evd->lock);
+	if (dofi_dto_complete_err(&err, &ev, evd) == 0)
+		(void)dofi_evd_push_locked(evd, &ev);
+	pthread_mutex_unlock(&evd->lock);
+	if (dofi_unlikely(dofi_flag(&ep->counting)))
+		dofi_ext_count_post(ep, DOFI_OP_EXT_WIMM, len);
+	return DAT_SUCCESS;
 }
 
 DAT_RETURN dofi_ext_write_imm(DAT_EP_HANDLE h, DAT_COUNT nseg,
@@ -292,19 +329,22 @@ DAT_RETURN dofi_ext_write_imm(DAT_EP_HANDLE h, DAT_COUNT nseg,
 		 * the fabric does not order the message after the Write, the
 		 * Write completes on delivery before the message goes.
 		 */
-		if (count == 0)
+		if (count == 0) {
 			rc = 0;
-		else if (dofi_unlikely(ia->fence & DOFI_FENCE_WRITE))
+		} else if (dofi_unlikely(ia->fence & DOFI_FENCE_WRITE)) {
 			rc = dofi_ext_write_delivered(ep, fep, &wmsg);
-		else if (count == 1 && ia->traits->delivery_write &&
-		         total <= ia->info->tx_attr->inject_size)
+			if (rc == 1)
+				return dofi_ext_write_undelivered(ep, op);
+		} else if (count == 1 && ia->traits->delivery_write &&
+		           total <= ia->info->tx_attr->inject_size) {
 			rc = DOFI_RETRY_POST(
 			        ep, ep->tx_cq,
 			        fi_inject_write(fep, iov[0].iov_base, total,
 			                        ep->peer, rma.addr, rma.key));
-		else
+		} else {
 			rc = DOFI_RETRY_POST(ep, ep->tx_cq,
 			                     fi_writemsg(fep, &wmsg, 0));
+		}
 		/* After a delivered Write, the message needs no more than
 		 * a Send's completion. */
 		if (ia->fence & DOFI_FENCE_WRITE)
