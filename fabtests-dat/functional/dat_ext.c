@@ -647,9 +647,112 @@ static void check_unsupported(void)
 	              DAT_NOT_IMPLEMENTED);
 }
 
+/*
+ * A write with immediate data the target refuses (a bad RMR context), on
+ * IAs opened with DAPL_OFI_TEST_NO_SAW=1: there the post waits for the
+ * Write's delivery before it sends the message (efa's path, dapl-ofi(7)),
+ * so the refusal comes back while the post is under way. As on
+ * InfiniBand the post succeeds and the request completes in error, once
+ * (DAT_DTO_ERR_REMOTE_ACCESS; FLUSHED where the fabric ended the
+ * connection first), and the target's receive takes no message. Fresh
+ * IAs: the connection may end.
+ */
+/*
+ * Whether the fabric reports a Write its target refuses that asks for
+ * delivery completion (FI_DELIVERY_COMPLETE, as on the fence path): tcp
+ * and sockets. rxm, shm and rxd (libfabric 1.17) never complete it, so a
+ * post that waits for it fails after 20 s (dapl-ofi(7), Ordering).
+ */
+static bool refusal_reported(void)
+{
+	const char *prov = ft_provider_attr(&ta, "DAT_OFI_PROVIDER");
+
+	if (prov != NULL &&
+	    (strcmp(prov, "tcp") == 0 || strcmp(prov, "sockets") == 0))
+		return true;
+	ft_log("not checked: a refused write with immediate data on the "
+	       "fence path (%s does not complete a refused RDMA Write that "
+	       "asks for delivery completion)",
+	       prov ? prov : "this fabric");
+	return false;
+}
+
+static void check_refused_fenced(void)
+{
+	struct ft_ia a, b;
+	struct ft_listener l2;
+	struct ft_ep t2, r2;
+	struct ft_mr s2, d2;
+	DAT_EP_ATTR attr;
+	DAT_LMR_TRIPLET l;
+	DAT_RMR_TRIPLET r;
+	DAT_EVENT ev;
+	DAT_DTO_COMPLETION_EVENT_DATA *d =
+	        &ev.event_data.dto_completion_event_data;
+	DAT_RETURN ret;
+
+	FT_REQUIRE(setenv("DAPL_OFI_TEST_NO_SAW", "1", 1) == 0, "setenv");
+	memset(&t2, 0, sizeof(t2));
+	memset(&r2, 0, sizeof(r2));
+	ft_ia_open(ft_opts.ia_name, &a);
+	ft_ia_open(ft_opts.ia_name, &b);
+	FT_DAT_OK(ft_mr_create(&a, a.pz, 4096, DAT_MEM_PRIV_ALL_FLAG, &s2));
+	FT_DAT_OK(ft_mr_create(&b, b.pz, 4096, DAT_MEM_PRIV_ALL_FLAG, &d2));
+	ft_ep_attr_default(&a, &attr);
+	FT_DAT_OK(ft_listen(&b, &l2));
+	FT_DAT_OK(ft_ep_create(&a, a.pz, &attr, 16, &t2));
+	FT_DAT_OK(ft_ep_create(&b, b.pz, &attr, 16, &r2));
+	FT_REQUIRE(ft_connect_local(&a, &t2, &b, &r2, &l2),
+	           "DAPL_OFI_TEST_NO_SAW=1: connected");
+	l = ft_lmr_iov(&d2, 0, 64);
+	FT_DAT_OK(dat_ep_post_recv(r2.ep, 1, &l, ck(0x800),
+	                           DAT_COMPLETION_DEFAULT_FLAG));
+	l = ft_lmr_iov(&s2, 0, 1024);
+	r = ft_rmr_iov(&d2, 1024, 1024);
+	r.rmr_context ^= 0x5a5a0000u;
+	ret = dat_ib_post_rdma_write_immed(t2.ep, 1, &l, ck(0x801), &r, 7,
+	                                   DAT_COMPLETION_DEFAULT_FLAG);
+	FT_CHECK(ret == DAT_SUCCESS,
+	         "DAPL_OFI_TEST_NO_SAW=1: a write with immediate data to a bad "
+	         "RMR context is posted (%s)",
+	         ft_ret_str(ret));
+	if (ret == DAT_SUCCESS &&
+	    FT_CHECK(ft_wait(t2.req_evd, FT_TIMEOUT_US, &ev) == DAT_SUCCESS,
+	             "DAPL_OFI_TEST_NO_SAW=1: ... and completes"))
+		FT_CHECK(ev.event_number ==
+		                         (DAT_EVENT_NUMBER)DAT_IB_DTO_EVENT &&
+		                 d->user_cookie.as_64 == 0x801 &&
+		                 (d->status == DAT_DTO_ERR_REMOTE_ACCESS ||
+		                  d->status == DAT_DTO_ERR_FLUSHED),
+		         "DAPL_OFI_TEST_NO_SAW=1: ... in error: event %#x "
+		         "cookie %#" PRIx64 " %s",
+		         (unsigned)ev.event_number,
+		         (uint64_t)d->user_cookie.as_64,
+		         ft_dto_status_str(d->status));
+	ft_expect_empty(t2.req_evd, "DAPL_OFI_TEST_NO_SAW=1: ... once");
+	if (ft_wait(r2.recv_evd, 200000, &ev) == DAT_SUCCESS)
+		FT_CHECK(
+		        d->status != DAT_DTO_SUCCESS,
+		        "DAPL_OFI_TEST_NO_SAW=1: the target's receive takes no "
+		        "message: %s",
+		        ft_event_desc(&ev));
+	ft_disconnect_local(&t2, &r2, DAT_CLOSE_ABRUPT_FLAG);
+	ft_drain(t2.req_evd);
+	ft_drain(r2.recv_evd);
+	ft_ep_free(&t2);
+	ft_ep_free(&r2);
+	ft_listener_free(&l2);
+	ft_mr_free(&s2);
+	ft_mr_free(&d2);
+	ft_ia_close(&a);
+	ft_ia_close(&b);
+	unsetenv("DAPL_OFI_TEST_NO_SAW");
+}
+
 int main(int argc, char **argv)
 {
 	DAT_EP_ATTR attr;
+	bool refusal;
 
 	ft_init(argc, argv, "dat_ext",
 	        "IB extension: attributes, write with immediate data, "
@@ -661,6 +764,7 @@ int main(int argc, char **argv)
 	ft_ia_open(ft_opts.ia_name, &ra);
 	ft_check_libs();
 	check_attrs();
+	refusal = refusal_reported();
 	bufsz = RECV_AREA + ((size_t)1 << 20);
 	FT_DAT_OK(ft_mr_create(
 	        &ta, ta.pz, bufsz,
@@ -710,5 +814,7 @@ int main(int argc, char **argv)
 	ft_mr_free(&dst);
 	ft_ia_close(&ta);
 	ft_ia_close(&ra);
+	if (have_immed && refusal)
+		check_refused_fenced();
 	return ft_finish();
 }
