@@ -83,9 +83,8 @@ Usage: $0 [OPTIONS]
                        dat_soak_kill get at least their duration + 120 s
   -d, --soak-time DUR  how long dat_soak's traffic runs, and the bound of
                        dat_soak_kill's rounds: seconds, or N followed by
-                       s, m or h (default $soak_time; CI runs 30 s on
-                       ofi-tcp and ofi-sockets, 20 s elsewhere; for a
-                       release check, e.g. -d 30m)
+                       s, m or h (default $soak_time; CI runs 20 s; for
+                       a release check, e.g. -d 30m)
   -E, --oob-port PORT  side channel port of client/server tests (default
                        $oob_port)
   -x, --exclude DIR    directory of <ia>.exclude files (default
