@@ -165,7 +165,7 @@ runner_summary() {
 # sizes). dtest, -p and -c take some 80 s together (2,000 RDMA Writes of
 # 4 MiB each way at rxd's rate), 90 to 100 s each beside two busy loops.
 # Left out while it fails now and then (issue 14): dtest -p, 2 runs in
-# 23. In CI, on a quiet machine, the server's first RDMA Write
+# 22. In CI, on a quiet machine, the server's first RDMA Write
 # (suppressed) completed with DAT_DTO_ERR_TRANSPORT while the client went
 # on, as when the connection is taken for broken (a lost control
 # channel, or rxd's FI_ECONNREFUSED); cause not found. In another run
