@@ -270,7 +270,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# start OUT CMD...: run CMD in the background, output to OUT; sets $started
 # The libfabric version IA NAME reports (dat_info's vendor_name, e.g.
 # "1.17.0"), from the log the runner keeps of it; empty if none.
 ia_libfabric_version() {
@@ -307,6 +306,7 @@ rxm_whole_messages() { # IA ARRAY
 	cmd=(env FI_OFI_RXM_BUFFER_SIZE=262144)
 }
 
+# start OUT CMD...: run CMD in the background, output to OUT; sets $started
 start() {
 	local out=$1
 	shift
