@@ -277,6 +277,13 @@ ia_libfabric_version() {
 		"$logdir/dat_info.$1.log" 2>/dev/null
 }
 
+# The libfabric provider IA NAME opens (dat_info's DAT_OFI_PROVIDER, e.g.
+# "tcp;ofi_rxm"), from the same log; empty if none.
+ia_fabric_provider() {
+	awk '$1 == "DAT_OFI_PROVIDER" { print $2; exit }' \
+		"$logdir/dat_info.$1.log" 2>/dev/null
+}
+
 # libfabric 1.14 to 2.0's rxm spins for good in rxm_close_conn when a
 # connection closes while it holds a message partly reassembled from
 # segments (SAR): a peer killed mid-message leaves one, and the survivor
@@ -286,9 +293,11 @@ ia_libfabric_version() {
 # datagram fabrics), so there dat_soak_kill runs with rxm's eager
 # buffers as large as its largest message (256 KiB), the workaround
 # dapl-ofi(7) gives: no message is segmented and the kill tests
-# dapl-ofi, not that bug. Sets the array named $2 to the env command
-# that does so, or leaves it empty (libfabric 2.1 and later, or the
-# variable already set). A comment line says which.
+# dapl-ofi, not that bug. It applies to any IA whose provider is rxm
+# (ofi-rxm, or a dat.conf line naming "tcp;ofi_rxm"). Sets the array
+# named $2 to the env command that does so, or leaves it empty
+# (libfabric 2.1 and later, or the variable already set). A comment line
+# says which.
 rxm_whole_messages() { # IA ARRAY
 	local v
 	local -n cmd=$2
@@ -583,8 +592,11 @@ run_functional() {
 		[ "$t" = dat_soak_kill ] &&
 			args+=(-K 8 -E "$((oob_port + 100))")
 		wrap=()
-		[ "$t" = dat_soak_kill ] && [ "$ia" = ofi-rxm ] &&
-			rxm_whole_messages "$ia" wrap
+		if [ "$t" = dat_soak_kill ]; then
+			case $(ia_fabric_provider "$ia") in
+			*ofi_rxm*) rxm_whole_messages "$ia" wrap ;;
+			esac
+		fi
 		bin="$bindir/${t%_kill}"
 		out="$logdir/$t.$ia"
 		if [ ! -x "$bin" ]; then
