@@ -172,39 +172,14 @@ runner_summary() {
 # rxd moved the bulk phase at 70 MB/s instead of some 550, past the
 # time limit.
 # Each run takes 2 to 4 minutes on two shared cores.
-# Every test an RDM run could take; an IA's run takes them all but the
-# ones rdm_left_out_of names.
-rdm_all_tests="dat_ia,dat_mem,dat_evd,dat_cm,dat_dto,dat_protect,dat_many_eps,dat_threads,dat_unreach,dat_hostile,dat_rdm_liar,dat_linkloss,dat_badhandle,dat_ext,dat_srq,dat_saw,dat_msg,dat_graceful,dat_rdma,dat_soak,dat_soak_kill,interop_dtest,interop_dtest_W,interop_dtest_p,interop_dtest_c,interop_dtestx,interop_dtestx_p,interop_dtestsrq,interop_dtestsrq_c8,interop_dtestcm_c1,interop_dtestcm_c7,interop_dtestcm_c100,interop_dtestcm_c250,interop_dtestcm_c256,interop_dtestcm_c1000,interop_dtestcm_c4000,interop_dtestcm_c10000,interop_dapltest_L,interop_dapltest_T_SR,interop_dapltest_T_mix,interop_dapltest_T_P,interop_dapltest_P_RW,interop_dapltest_P_RR,interop_dapltest_Q"
 
 # The tests an IA's run leaves out while they fail (issue 14; the
-# comment above says why), a space list.
+# comment above says why), a comma list for the runner's --skip, which
+# reports each as left out and counts it as skipped.
 rdm_left_out_of() { # IA
 	case $1 in
 	ofi-rxd) echo "interop_dtest_p" ;;
 	esac
-}
-
-# The comma list of tests an IA's run takes.
-rdm_tests() { # IA
-	local t out="" left
-	left=" $(rdm_left_out_of "$1") "
-	for t in ${rdm_all_tests//,/ }; do
-		case $left in
-		*" $t "*) ;;
-		*) out="$out,$t" ;;
-		esac
-	done
-	echo "${out#,}"
-}
-
-# The left-out tests, printed and counted as skipped (not run, so no
-# exclude line reports them), so that the summary shows them.
-rdm_left_out() { # IA
-	local left
-	left=$(rdm_left_out_of "$1")
-	[ -n "$left" ] || return 0
-	echo "# left out on $1, not run (scripts/ci.sh, above rdm_tests): $left"
-	skip=$((skip + $(wc -w <<<"$left")))
 }
 
 test_job() {
@@ -306,18 +281,17 @@ test_job() {
 	count_runner "$ft_out" "the conformance runner"
 
 	# RDM fabrics through dapl-ofi's own connection backend: tcp;ofi_rxm,
-	# shm and udp;ofi_rxd, each with the tests of rdm_tests. The soaks
-	# run 20 s, as above.
+	# shm and udp;ofi_rxd, each with every test but the ones
+	# rdm_left_out_of names. The soaks run 20 s, as above.
 	local rdm_ia rdm_out
 	for rdm_ia in ofi-rxm ofi-shm ofi-rxd; do
 		log "conformance on an RDM fabric (fabtests-dat and OFED's interop programs, $rdm_ia on loopback)"
 		rdm_out="$build/fabtests-dat-$rdm_ia.out"
 		BUILDDIR="$build" bash "$top/fabtests-dat/scripts/runfabtests-dat.sh" \
 			--loopback -D "$rdm_ia" -g all -d 20 -T 180 -v \
-			-t "$(rdm_tests "$rdm_ia")" \
+			-S "$(rdm_left_out_of "$rdm_ia")" \
 			-L "$build/fabtests-dat-$rdm_ia.logs" | tee "$rdm_out" || true
 		count_runner "$rdm_out" "the $rdm_ia conformance runner"
-		rdm_left_out "$rdm_ia"
 	done
 
 	# The soaks run 20 s under ASan: the MSG run has the longer ones.
