@@ -376,6 +376,11 @@ void dofi_cm_up_link_lost(dofi_ep_t *ep)
 	dofi_dto_order_drop(ep);
 	op = dofi_cm_oldest_request(ep);
 	if (op != NULL && (posted = atomic_exchange(&op->posted, 0)) != 0) {
+		dof_warn(DOFI_LOG,
+		         "EP %p: the link is lost: the oldest request "
+		         "completes with DAT_DTO_ERR_TRANSPORT, the rest "
+		         "flushed",
+		         (void *)ep);
 		if (ep->req_evd != NULL) {
 			DAT_EVENT ev;
 

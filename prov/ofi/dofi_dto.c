@@ -143,8 +143,10 @@ static DAT_DTO_COMPLETION_STATUS dofi_dto_err_status(dofi_op_t *op, int err,
 	if (st != DAT_DTO_ERR_FLUSHED) {
 		atomic_store_explicit(&op->ep->dto_error, 1,
 		                      memory_order_release);
-		dof_info(DOFI_LOG,
-		         "EP %p: %s completed with %s (prov_errno %d)",
+		/* A warning, as OFED's "DTO completion ERR": which code
+		 * the fabric gave. */
+		dof_warn(DOFI_LOG,
+		         "EP %p: %s completed in error: %s (prov_errno %d)",
 		         (void *)op->ep,
 		         op->type == DOFI_OP_RECV ? "receive" : "request",
 		         fi_strerror(err), prov_errno);
