@@ -285,6 +285,14 @@ typedef struct dofi_evd {
 	int streams;
 	int solicited;
 	DAT_COMPLETION_FLAGS stream_flags;
+	/*
+	 * The other EVD of EPs with a stream here and their other stream
+	 * there, and how many (ia->lock; dofi_ep_streams): when that counts
+	 * every stream here, the consumer's reads of partner drive all of
+	 * this EVD's EPs (dofi_progress_partner_nap).
+	 */
+	struct dofi_evd *partner;
+	int partner_eps;
 	/* The consumer's dequeues, counted; the progress thread reads it. */
 	_Atomic unsigned polls;
 	/* The progress thread's own (dofi_progress_main). */
@@ -1204,6 +1212,11 @@ DAT_RETURN dofi_ep_reset(DAT_EP_HANDLE);
 DAT_RETURN dofi_ep_recv_query(DAT_EP_HANDLE, DAT_COUNT *, DAT_COUNT *);
 DAT_RETURN dofi_ep_set_watermark(DAT_EP_HANDLE, DAT_COUNT, DAT_COUNT);
 /*
+ * An EP with a stream on evd and its other one on other: counted (sign 1)
+ * or forgotten (-1) in evd->partner. ia->lock held.
+ */
+void dofi_ep_partner(dofi_evd_t *evd, dofi_evd_t *other, int sign);
+/*
  * Open, bind and enable an fi_ep for ep (info from the IA or a request)
  * in its PZ's domain, bound to bind (the backend's EQ or AV) and the
  * EVDs' CQs, with one slot more each way for a backend's own message.
@@ -1492,6 +1505,12 @@ void dofi_progress_stop(dofi_ia_t *ia);
  * or without its last -suffix (efa's -rdm); 1 when found, else 0.
  */
 int dofi_progress_dev(const char *name, char *dev, size_t len);
+/*
+ * How long the thread keeps off an EVD the consumer does not poll because
+ * it polls the EVD every one of its EPs has its other stream on (see
+ * dofi_evd_t.partner); 0: the thread drives it. ia->lock held.
+ */
+long dofi_progress_partner_nap(dofi_evd_t *evd);
 /*
  * Something only a thread can serve from now on (why: for the log):
  * start it if the IA waited to (auto mode). Any lock may be held.

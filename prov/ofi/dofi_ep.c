@@ -145,10 +145,30 @@ static int dofi_ep_flags_ok(dofi_evd_t *evd, DAT_COMPLETION_FLAGS flags,
 	return 1;
 }
 
+/*
+ * (dofi.h) evd's partner names one EVD at a time: EPs pairing evd with a
+ * third leave partner_eps short of evd->streams.
+ */
+void dofi_ep_partner(dofi_evd_t *evd, dofi_evd_t *other, int sign)
+{
+	if (sign > 0) {
+		if (evd->partner == NULL)
+			evd->partner = other;
+		if (evd->partner == other)
+			evd->partner_eps++;
+	} else if (evd->partner == other && --evd->partner_eps == 0) {
+		evd->partner = NULL;
+	}
+}
+
 /* Count (sign 1) or forget (-1) an EP's streams on its EVDs. ia->lock. */
 static void dofi_ep_streams(dofi_evd_t *recv, dofi_evd_t *req,
                             const DAT_EP_ATTR *a, int sign)
 {
+	if (recv != NULL && req != NULL && recv != req) {
+		dofi_ep_partner(recv, req, sign);
+		dofi_ep_partner(req, recv, sign);
+	}
 	if (recv != NULL) {
 		recv->streams += sign;
 		recv->stream_flags = a->recv_completion_flags;
