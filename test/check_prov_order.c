@@ -40,6 +40,7 @@ static struct fake {
 	uint64_t taken_flags[MAXPOST * 2];
 	uint32_t ntaken;
 	int refuse; /* fail posts with FI_EIO */
+	int breaks; /* cm_break_later calls */
 	/* What came out, in order. */
 	DAT_EVENT out[MAXPOST * 2];
 	uint32_t nout;
@@ -278,6 +279,17 @@ static void end_with(const struct want *w, uint32_t n)
 	fake_teardown();
 }
 
+/* The CM as the completion code sees it: a dead peer's code breaks. */
+static void fake_break_later(dofi_ep_t *ep)
+{
+	ck_assert_ptr_eq(ep, F.ep);
+	F.breaks++;
+}
+
+static const dofi_ctl_ops_t fake_ctl = {
+        .cm_break_later = fake_break_later,
+};
+
 /* ---- tests --------------------------------------------------------------- */
 
 /*
@@ -385,6 +397,53 @@ START_TEST(order_late_failure_flushes_held)
 	complete(r1, FI_EIO);
 	ck_assert_int_eq(F.ep->dto_error, 1);
 	complete(r4, 0);
+	end_with(w, sizeof(w) / sizeof(w[0]));
+}
+END_TEST
+
+/*
+ * A dead peer fails every request queued for it (rxd's peer timeout:
+ * FI_ECONNREFUSED for each): the first reports the transport error and
+ * breaks the connection, the rest are flushed, as on InfiniBand.
+ */
+START_TEST(order_dead_peer_flushes_rest)
+{
+	static const struct want w[] = {{0, DAT_DTO_SUCCESS},
+	                                {1, DAT_DTO_ERR_TRANSPORT},
+	                                {2, DAT_DTO_ERR_FLUSHED},
+	                                {3, DAT_DTO_ERR_FLUSHED}};
+	dofi_op_t *s0, *s1, *w2, *s3;
+
+	fake_setup(DOFI_ORDER_NONE, 0);
+	F.ia->ctl = &fake_ctl;
+	s0 = post(DOFI_OP_SEND, 0, 0);
+	s1 = post(DOFI_OP_SEND, 1, 0);
+	w2 = post(DOFI_OP_WRITE, 2, 0);
+	s3 = post(DOFI_OP_SEND, 3, 0);
+	complete(s0, 0);
+	complete(s1, FI_ECONNREFUSED);
+	ck_assert_int_eq(F.ep->dto_error, 1);
+	ck_assert_int_ge(F.breaks, 1);
+	complete(w2, FI_ECONNREFUSED);
+	complete(s3, FI_ECONNREFUSED);
+	end_with(w, sizeof(w) / sizeof(w[0]));
+}
+END_TEST
+
+/* Errors of another kind keep their own status, one after another. */
+START_TEST(order_other_errors_keep_status)
+{
+	static const struct want w[] = {{0, DAT_DTO_ERR_TRANSPORT},
+	                                {1, DAT_DTO_ERR_TRANSPORT}};
+	dofi_op_t *s0, *s1;
+
+	fake_setup(DOFI_ORDER_NONE, 0);
+	F.ia->ctl = &fake_ctl;
+	s0 = post(DOFI_OP_SEND, 0, 0);
+	s1 = post(DOFI_OP_SEND, 1, 0);
+	complete(s0, FI_EIO);
+	complete(s1, FI_EIO);
+	ck_assert_int_eq(F.breaks, 0);
 	end_with(w, sizeof(w) / sizeof(w[0]));
 }
 END_TEST
@@ -792,6 +851,8 @@ Suite *check_prov_order_suite(void)
 	tcase_add_test(tc, order_none_passes_through);
 	tcase_add_test(tc, order_late_failure_flushes_held);
 	tcase_add_test(tc, order_held_error_keeps_place);
+	tcase_add_test(tc, order_dead_peer_flushes_rest);
+	tcase_add_test(tc, order_other_errors_keep_status);
 	tcase_add_test(tc, order_refused_late_post);
 	tcase_add_test(tc, order_drop_then_flush);
 	tcase_add_test(tc, order_random_tcp);

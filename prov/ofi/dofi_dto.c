@@ -134,12 +134,31 @@ static DAT_DTO_COMPLETION_STATUS dofi_dto_status(int err, uint8_t type)
 	}
 }
 
+/*
+ * The codes that mean a dead peer on fabrics with no connection of their
+ * own (efa, rxm: ECONNABORTED, EHOSTUNREACH, ENOTCONN; rxd: ECONNREFUSED).
+ * FI_EADDRNOTAVAIL is no dead peer.
+ */
+static int dofi_dto_dead_peer(int err)
+{
+	return err == FI_ECONNABORTED || err == FI_EHOSTUNREACH ||
+	       err == FI_ENOTCONN || err == FI_ECONNREFUSED;
+}
+
 /* An error completion's status; any but a flush breaks the connection. */
 static DAT_DTO_COMPLETION_STATUS dofi_dto_err_status(dofi_op_t *op, int err,
                                                      int prov_errno)
 {
 	DAT_DTO_COMPLETION_STATUS st = dofi_dto_status(err, op->type);
 
+	/*
+	 * A dead peer fails everything queued for it (rxd's peer timeout
+	 * gives each request ECONNREFUSED): once the EP is in error, the
+	 * rest are flushes, as after InfiniBand's retry limit.
+	 */
+	if (dofi_dto_dead_peer(err) &&
+	    atomic_load_explicit(&op->ep->dto_error, memory_order_acquire))
+		return DAT_DTO_ERR_FLUSHED;
 	if (st != DAT_DTO_ERR_FLUSHED) {
 		atomic_store_explicit(&op->ep->dto_error, 1,
 		                      memory_order_release);
@@ -188,15 +207,12 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	 * and no later receive succeeds (dofi_dto_complete): a message
 	 * larger than its receive, or one an RDM fabric could not place
 	 * (shm: EIO, its sender gone). So do the errors that mean a dead
-	 * peer on fabrics with no connection of their own (efa, rxm:
-	 * ECONNABORTED, EHOSTUNREACH, ENOTCONN; rxd: ECONNREFUSED), which
-	 * nothing else would end. FI_EADDRNOTAVAIL is no dead peer.
+	 * peer (dofi_dto_dead_peer), which nothing else would end.
 	 */
 	recv_failed = op->type == DOFI_OP_RECV && st != DAT_DTO_ERR_FLUSHED;
 	if (recv_failed)
 		op->ep->recv_failed = 1;
-	if (recv_failed || code == FI_ECONNABORTED || code == FI_EHOSTUNREACH ||
-	    code == FI_ENOTCONN || code == FI_ECONNREFUSED)
+	if (recv_failed || dofi_dto_dead_peer(code))
 		op->ep->obj.ia->ctl->cm_break_later(op->ep);
 	dofi_dto_fill(ev, evd, op, st, err->len);
 	if (posted == DOFI_POSTED_AFTER)
