@@ -58,6 +58,12 @@
 #define DOFI_RDM_LINK_MIN_MS 1000ull
 /* P's wait for the RTU, in link bounds (dofi_rdm_accept). */
 #define DOFI_RDM_RTU_BOUNDS  3ull
+/*
+ * P's wait, once the RTU is in, for its receive of the requester's first
+ * message to be read (RDM_EP_FIRST_WAIT): that message went before the
+ * RTU, so it is only in flight.
+ */
+#define DOFI_RDM_FIRST_NS    (2ull * 1000000000ull)
 #define DOFI_RDM_EVENTS      64
 /*
  * How long after a connection's end its endpoint stays open: posts take
@@ -85,8 +91,11 @@ enum {
 	RDM_EP_REQ_SENT, /* active: REQ sent, answer awaited */
 	RDM_EP_WARM,     /* active: REP in, the first message to go */
 	RDM_EP_REP_SENT, /* passive: REP sent, RTU awaited */
-	RDM_EP_UP,       /* established */
-	RDM_EP_DOWN,     /* ended (DREQ sent or received) */
+	/* passive: RTU in, ESTABLISHED held until the receive of the
+	 * requester's first message is read (dofi_rdm_first_check) */
+	RDM_EP_FIRST_WAIT,
+	RDM_EP_UP,   /* established */
+	RDM_EP_DOWN, /* ended (DREQ sent or received) */
 	/* A graceful end waits for the peer's messages (dofi_rdm_drain):
 	 * our DREQ sent, its DREP and what that counts awaited; */
 	RDM_EP_DRAIN_OUT,
@@ -1014,6 +1023,7 @@ static int dofi_rdm_disconnect(dofi_ep_t *ep)
 		break;
 	case RDM_EP_WARM:
 	case RDM_EP_REP_SENT:
+	case RDM_EP_FIRST_WAIT:
 	case RDM_EP_UP:
 		if (re->chan == NULL || re->chan->state != RDM_CHAN_UP)
 			break;
@@ -1399,12 +1409,75 @@ static void dofi_rdm_on_rep(dofi_rdm_chan_t *ch, const dofi_rdm_wire_msg_t *m)
 	dofi_rdm_warm(ep);
 }
 
+/*
+ * The passive side, its RTU in (RDM_EP_FIRST_WAIT): ESTABLISHED once the
+ * receive posted ahead of the consumer's for the requester's first
+ * message (warm_op) has been read, so that the consumer then has every
+ * receive the IA reports (max_dto_per_ep), as on MSG, where ESTABLISHED
+ * waits for the RTU's receive (DOFI_RTU_WAIT). Reading the CQs also
+ * drives the provider. At the bound (ep->deadline), or when the
+ * connection ends first (force: the RTU showed that the requester took
+ * it), ESTABLISHED comes without it. ia->lock held.
+ */
+static void dofi_rdm_first_check(dofi_ep_t *ep, uint64_t now, int force)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+
+	if (re->st != RDM_EP_FIRST_WAIT ||
+	    atomic_load(&ep->state) != DAT_EP_STATE_COMPLETION_PENDING)
+		return;
+	if (atomic_load(&re->warm_op.posted) != 0)
+		dofi_cm_read_cqs(ep);
+	if (atomic_load(&re->warm_op.posted) != 0) {
+		if (!force && now < ep->deadline)
+			return;
+		dof_info(DOFI_LOG,
+		         "EP %p: the requester's first message not read %s: "
+		         "established without it",
+		         (void *)ep,
+		         force ? "before the connection's end"
+		               : "within its bound");
+	}
+	re->st = RDM_EP_UP;
+	dofi_cm_up_established(ep, NULL, 0);
+}
+
+/* The passive side's RTU: ESTABLISHED, once the first message is read. */
+static void dofi_rdm_on_rtu(dofi_ep_t *ep)
+{
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
+	uint64_t now = dofi_now_ns();
+
+	if (re->st != RDM_EP_REP_SENT ||
+	    atomic_load(&ep->state) != DAT_EP_STATE_COMPLETION_PENDING)
+		return;
+	re->st = RDM_EP_FIRST_WAIT;
+	/* No receive of the consumer's to make room for: at once. */
+	if (ep->recv_evd == NULL || ep->srq != NULL) {
+		dofi_rdm_first_check(ep, now, 1);
+		return;
+	}
+	if (now + DOFI_RDM_FIRST_NS < ep->deadline)
+		ep->deadline = now + DOFI_RDM_FIRST_NS;
+	dofi_rdm_first_check(ep, now, 0);
+	if (re->st != RDM_EP_FIRST_WAIT)
+		return;
+	dof_debug(DOFI_LOG,
+	          "EP %p: RTU in before the requester's first message: "
+	          "ESTABLISHED waits for it",
+	          (void *)ep);
+	dofi_cm_schedule(ep);
+}
+
 /* The connection ends because the peer said so, or its channel did. */
 static void dofi_rdm_end(dofi_ep_t *ep, int broken)
 {
 	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
-	int st = re->st;
+	int st;
 
+	/* The RTU came: the requester took the connection, then left. */
+	dofi_rdm_first_check(ep, 0, 1);
+	st = re->st;
 	if (re->put_off) {
 		/* Our end waited for the peer's messages: no more. */
 		dof_info(DOFI_LOG,
@@ -1586,12 +1659,7 @@ static void dofi_rdm_on_conn_msg(dofi_rdm_chan_t *ch,
 	re = dofi_rdm_ep(ep);
 	switch (m->type) {
 	case DOFI_RDM_WIRE_RTU:
-		if (re->st == RDM_EP_REP_SENT &&
-		    atomic_load(&ep->state) ==
-		            DAT_EP_STATE_COMPLETION_PENDING) {
-			re->st = RDM_EP_UP;
-			dofi_cm_up_established(ep, NULL, 0);
-		}
+		dofi_rdm_on_rtu(ep);
 		break;
 	case DOFI_RDM_WIRE_REJ_USER:
 		if (re->st == RDM_EP_REQ_SENT &&
@@ -1609,6 +1677,8 @@ static void dofi_rdm_on_conn_msg(dofi_rdm_chan_t *ch,
 		dofi_rdm_end(ep, 0);
 		break;
 	case DOFI_RDM_WIRE_DREQ:
+		/* The RTU came: the requester took the connection first. */
+		dofi_rdm_first_check(ep, 0, 1);
 		dofi_rdm_on_dreq(ch, ep, m);
 		break;
 	default:
@@ -1858,6 +1928,13 @@ static uint64_t dofi_rdm_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 		ep->cq_stale = 0;
 		return UINT64_MAX;
 	}
+	if (re != NULL && re->st == RDM_EP_FIRST_WAIT &&
+	    atomic_load(&ep->state) == DAT_EP_STATE_COMPLETION_PENDING) {
+		if (now != 0)
+			dofi_rdm_first_check(ep, now, 0);
+		*poll = re->st == RDM_EP_FIRST_WAIT;
+		return *poll ? ep->deadline : UINT64_MAX;
+	}
 	if (re != NULL && re->st == RDM_EP_WARM &&
 	    atomic_load(&ep->state) == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
 		if (now != 0)
@@ -1894,10 +1971,18 @@ static void dofi_rdm_ep_kicked(dofi_ep_t *ep)
 	(void)ep;
 }
 
+/*
+ * The passive side's receive of the first message was read: whoever read
+ * it may not hold ia->lock, so the CM looks (an ESTABLISHED it may hold:
+ * dofi_rdm_first_check).
+ */
 static void dofi_rdm_op_done(dofi_op_t *op, int err)
 {
-	(void)op;
+	dofi_rdm_ep_t *re = dofi_rdm_ep(op->ep);
+
 	(void)err;
+	if (re != NULL && op == &re->warm_op)
+		dofi_cm_kick(op->ep);
 }
 
 /* Close the connection's endpoint; forget the connection. ia->lock held. */
