@@ -161,17 +161,6 @@ static void dofi_ia_fill_attrs(dofi_ia_t *ia)
 	a->max_eps = dofi_ia_max_eps(ia, fi);
 	n = fi->tx_attr->size < fi->rx_attr->size ? fi->tx_attr->size
 	                                          : fi->rx_attr->size;
-	/*
-	 * On RDM one slot each way is the backend's own (its first message;
-	 * dofi_ep_open_fep), and ESTABLISHED does not wait for that message
-	 * to be read: an EP at the most a consumer may ask still gets the
-	 * slot. At the provider's whole size, the backend's receive took
-	 * one of the consumer's: shm's 1,024th receive posted right after
-	 * ESTABLISHED failed once in CI. (MSG holds ESTABLISHED until its
-	 * RTU is read, so the consumer has every slot by then.)
-	 */
-	if (fi->ep_attr->type == FI_EP_RDM && n > 1)
-		n--;
 	a->max_dto_per_ep = (DAT_COUNT)(n > INT32_MAX ? INT32_MAX : n);
 	a->max_rdma_read_per_ep_in = DOFI_RDMA_READ_DEPTH;
 	a->max_rdma_read_per_ep_out = DOFI_RDMA_READ_DEPTH;
