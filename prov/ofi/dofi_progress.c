@@ -268,21 +268,19 @@ static void *dofi_progress_main(void *arg)
 			        dofi_container_of(e, dofi_evd_t, obj.link);
 			struct fid_cq *cq;
 			dofi_evd_cq_t *x;
-			long pnap;
+			long nap;
 			int fd;
 
 			if (!dofi_evd_ready(evd) || evd->cq == NULL)
 				continue;
-			if (dofi_progress_look(ia, evd, now) == DOFI_LOOK_NAP) {
-				if (!polled || evd->pt.nap_us < nap_us)
-					nap_us = evd->pt.nap_us;
-				polled = 1;
-				continue;
-			}
-			pnap = dofi_progress_partner_nap(evd);
-			if (pnap > 0) {
-				if (!polled || pnap < nap_us)
-					nap_us = pnap;
+			/* The consumer drives it, or its partner (0: nobody).
+			 */
+			nap = dofi_progress_look(ia, evd, now) == DOFI_LOOK_NAP
+			              ? evd->pt.nap_us
+			              : dofi_progress_partner_nap(evd);
+			if (nap > 0) {
+				if (!polled || nap < nap_us)
+					nap_us = nap;
 				polled = 1;
 				continue;
 			}
