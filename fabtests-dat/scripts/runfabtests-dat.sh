@@ -508,6 +508,15 @@ group_tests() {
 	case ",$groups," in *,interop,*) echo $interop_tests ;; esac
 }
 
+# fail_unknown NAME IA OPTION: NAME, given with OPTION, is no test of the
+# selected groups: a failure.
+fail_unknown() {
+	echo "$1: no such test in the groups $groups" >"$logdir/$1.$2.log"
+	printf '%s %s: Fail\n' "$1" "$2"
+	echo "  $1 is no test of the groups $groups ($3)"
+	nfail=$((nfail + 1))
+}
+
 # run_unknown IA: each -t name that is no test of the selected groups
 # fails (or is excluded): it cannot run.
 run_unknown() {
@@ -519,11 +528,7 @@ run_unknown() {
 			report "$t" "$ia" Excluded
 			continue
 		fi
-		echo "$t: no such test in the groups $groups" \
-			>"$logdir/$t.$ia.log"
-		printf '%s %s: Fail\n' "$t" "$ia"
-		echo "  $t is no test of the groups $groups (-t)"
-		nfail=$((nfail + 1))
+		fail_unknown "$t" "$ia" -t
 	done
 }
 
@@ -542,11 +547,7 @@ run_left_out() {
 		*)
 			# -t names it too: run_unknown reports it.
 			[ -z "$only" ] || continue
-			echo "$t: no such test in the groups $groups" \
-				>"$logdir/$t.$ia.log"
-			printf '%s %s: Fail\n' "$t" "$ia"
-			echo "  $t is no test of the groups $groups (--skip)"
-			nfail=$((nfail + 1))
+			fail_unknown "$t" "$ia" --skip
 			;;
 		esac
 	done
