@@ -553,6 +553,36 @@ static int recv_outstanding(const struct soak_ep *e)
 	return n;
 }
 
+/*
+ * Name what is still out at the end, each with its cookie, and the last
+ * ones posted: a lost completion then says which DTO it was. How many.
+ */
+static int report_outstanding(const struct soak_ep *e, const char *when)
+{
+	static const char *const kind[] = {"?", "Send", "RDMA Write",
+	                                   "RDMA Read"};
+	int i, n = req_outstanding(e) + recv_outstanding(e);
+
+	if (n == 0)
+		return 0;
+	ft_log("EP %d, %s: %d DTOs never completed; %llu requests and %llu "
+	       "receives were posted, %llu flushed, %llu failed",
+	       e->id, when, n, (unsigned long long)e->s.req_posted,
+	       (unsigned long long)e->s.recv_posted,
+	       (unsigned long long)e->flushed, (unsigned long long)e->failed);
+	for (i = 0; i < SOAK_RING; i++)
+		if (e->ring[i].op != OP_NONE)
+			ft_log("  %s, cookie %llu, %zu bytes",
+			       kind[e->ring[i].op],
+			       (unsigned long long)e->ring[i].idx,
+			       e->ring[i].len);
+	for (i = 0; i < SOAK_RECVS; i++)
+		if (e->s.recv_slot_busy[i])
+			ft_log("  receive, cookie %llu",
+			       (unsigned long long)e->s.recv_slot_idx[i]);
+	return n;
+}
+
 /* Whether a Send, an RDMA Write, an RDMA Read and a receive are all out
  * (posted, their completions not yet taken). */
 static int all_kinds_out(const struct soak_ep *e)
@@ -905,6 +935,7 @@ static void normal_end(void)
 		FT_CHECK(recv_outstanding(e) == 0,
 		         "EP %d: the %d receives left were flushed (%d not)", i,
 		         left, recv_outstanding(e));
+		(void)report_outstanding(e, "at the end");
 		e->lost += (uint64_t)recv_outstanding(e);
 	}
 }
@@ -1041,8 +1072,7 @@ static int kill_round(long round, struct totals *all)
 		}
 		/* Anything reported late is still counted. */
 		poll_once(e, 0, 0);
-		e->lost += (uint64_t)req_outstanding(e) +
-		           (uint64_t)recv_outstanding(e);
+		e->lost += (uint64_t)report_outstanding(e, "after the kill");
 		add_totals(&t, e);
 	}
 	if (slowest > worst_end_us)
