@@ -706,6 +706,13 @@ typedef struct dofi_traits {
 	 */
 	uint8_t close_ends_conn;
 	/*
+	 * Closing an endpoint drops what libfabric has not yet written to
+	 * the socket (sockets: its progress thread writes an fi_inject
+	 * later): our internal messages go with a completion, which the
+	 * close waits for (dofi_dto_send_internal, dofi_cm_msg.c).
+	 */
+	uint8_t close_drops_unsent;
+	/*
 	 * fi_accept reports FI_CONNECTED before it marks the endpoint
 	 * connected, and the peer's end arriving in between is lost
 	 * (sockets): an active side asks for the accepted message and holds

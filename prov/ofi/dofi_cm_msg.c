@@ -72,6 +72,12 @@
  */
 #define DOFI_ACC_NS (2ull * 1000000000ull)
 /*
+ * Where closing an endpoint drops what libfabric has not yet written
+ * (close_drops_unsent), how long its close waits for our first message
+ * (the RTU, or the accepted message) to go (dofi_msg_sends_settled).
+ */
+#define DOFI_SENT_NS (1ull * 1000000000ull)
+/*
  * A peer's end of one connection waits for the RTUs that were due when it
  * came (dofi_msg_shutdown); each of those is settled within DOFI_RTU_NS,
  * by ESTABLISHED or ACCEPT_COMPLETION_ERROR. This bounds the wait should
@@ -635,11 +641,13 @@ static void dofi_msg_rtu_check(dofi_ep_t *ep, uint64_t now)
 	if (atomic_load(&me->rtu_done) == DOFI_RTU_FAILED || late) {
 		dof_info(DOFI_LOG,
 		         "EP %p: the requester did not take the "
-		         "connection (%s)",
+		         "connection (%s; FI_CONNECTED %s, its end %s)",
 		         (void *)ep,
 		         atomic_load(&me->rtu_done) == DOFI_RTU_FAILED
 		                 ? "the connection ended first"
-		                 : "no RTU in time");
+		                 : "no RTU in time",
+		         me->rtu_connected ? "seen" : "not seen",
+		         me->end_after_rtu ? "seen" : "not seen");
 		dofi_cm_up_down(ep,
 		                DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
 		                NULL, 0);
@@ -829,6 +837,53 @@ static void dofi_msg_acc_wait(dofi_ep_t *ep)
 	const struct timespec nap = {0, 200000};
 
 	while (!dofi_msg_acc_settled(ep, dofi_now_ns()))
+		(void)nanosleep(&nap, NULL);
+}
+
+/* Whether our first message was sent with a completion not yet read. */
+static int dofi_msg_sends_out(dofi_msg_ep_t *me)
+{
+	return (me->rtu_op.type == DOFI_OP_CM_SEND &&
+	        atomic_load(&me->rtu_op.posted)) ||
+	       (me->acc_op.type == DOFI_OP_CM_SEND &&
+	        atomic_load(&me->acc_op.posted));
+}
+
+/*
+ * Where closing the endpoint drops what libfabric has not yet written to
+ * its socket (close_drops_unsent: sockets, whose RTU injected just before
+ * a quick disconnect and free was lost, and the passive side reported
+ * ACCEPT_COMPLETION_ERROR for a connection its peer had used), our first
+ * message goes with a completion (dofi_dto_send_internal), and the close
+ * waits for it, or until late. Reads the transmit CQ, which also drives
+ * it. 1 when the endpoint may close. ia->lock held.
+ */
+static int dofi_msg_sends_settled(dofi_ep_t *ep, int late)
+{
+	dofi_msg_ep_t *me = dofi_msg_ep(ep);
+
+	if (!dofi_msg_sends_out(me))
+		return 1;
+	if (ep->req_evd != NULL)
+		dofi_evd_flush_cq(ep->req_evd, 1);
+	if (!dofi_msg_sends_out(me))
+		return 1;
+	if (!late)
+		return 0;
+	dof_info(DOFI_LOG,
+	         "EP %p: the connection's first message had not gone when "
+	         "its endpoint closed",
+	         (void *)ep);
+	return 1;
+}
+
+/* The same, waiting for it (EP reset or free). ia->lock held. */
+static void dofi_msg_sends_wait(dofi_ep_t *ep)
+{
+	const struct timespec nap = {0, 200000};
+	uint64_t until = dofi_now_ns() + DOFI_SENT_NS;
+
+	while (!dofi_msg_sends_settled(ep, dofi_now_ns() >= until))
 		(void)nanosleep(&nap, NULL);
 }
 
@@ -1330,7 +1385,8 @@ static uint64_t dofi_msg_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 	if (now != 0 && me->close_pending && ep->deadline == 0 &&
 	    now >= me->close_at &&
 	    atomic_load(&ep->state) == DAT_EP_STATE_DISCONNECTED &&
-	    dofi_msg_acc_settled(ep, now)) {
+	    dofi_msg_acc_settled(ep, now) &&
+	    dofi_msg_sends_settled(ep, now >= me->close_at + DOFI_SENT_NS)) {
 		dof_debug(DOFI_LOG,
 		          "EP %p: closing the endpoint ends the connection",
 		          (void *)ep);
@@ -1355,8 +1411,9 @@ static uint64_t dofi_msg_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 	if (me->close_pending) {
 		uint64_t at = me->close_at;
 
-		if (me->acc && me->acc_deadline > at)
-			*poll = 1; /* the accepted message may come first */
+		if ((me->acc && me->acc_deadline > at) ||
+		    dofi_msg_sends_out(me))
+			*poll = 1; /* the accepted message may come, ours go */
 		if (at < next)
 			next = at;
 	}
@@ -2086,6 +2143,7 @@ static int dofi_msg_ep_close(dofi_ep_t *ep)
 	if (me == NULL)
 		return 0;
 	dofi_msg_acc_wait(ep);
+	dofi_msg_sends_wait(ep);
 	stale = atomic_load(&me->rtu_op.posted) ||
 	        atomic_load(&me->acc_op.posted);
 	if (ep->fep != NULL) {

@@ -1295,23 +1295,27 @@ dof_status_t dofi_dto_post_internal_recv(dofi_ep_t *ep, struct fid_ep *fep,
 
 /*
  * A side's first message (the RTU, the accepted message). fi_inject needs
- * no context and makes no completion; where the provider refuses it, a
- * send with our internal op as context, whose completion the conversion
- * retires.
+ * no context and makes no completion; where the provider refuses it, or
+ * where a close would drop it unsent (close_drops_unsent: the close waits
+ * for the completion), a send with our internal op as context, whose
+ * completion the conversion retires.
  */
 dof_status_t dofi_dto_send_internal(dofi_ep_t *ep, dofi_op_t *op)
 {
+	int readable = ep->req_evd != NULL && ep->req_evd->cq != NULL;
 	ssize_t rc;
 
-	rc = DOFI_RETRY(ep->tx_cq, fi_inject(ep->fep, NULL, 0, ep->peer));
-	if (rc == 0)
-		return DOF_OK;
-	dof_debug(DOFI_LOG,
-	          "EP %p: fi_inject of an internal message: %s; "
-	          "sending it",
-	          (void *)ep, fi_strerror((int)-rc));
-	if (ep->req_evd == NULL || ep->req_evd->cq == NULL ||
-	    atomic_load(&op->posted))
+	if (!readable || !ep->obj.ia->traits->close_drops_unsent) {
+		rc = DOFI_RETRY(ep->tx_cq,
+		                fi_inject(ep->fep, NULL, 0, ep->peer));
+		if (rc == 0)
+			return DOF_OK;
+		dof_debug(DOFI_LOG,
+		          "EP %p: fi_inject of an internal message: %s; "
+		          "sending it",
+		          (void *)ep, fi_strerror((int)-rc));
+	}
+	if (!readable || atomic_load(&op->posted))
 		return DOF_ERR_IO; /* its completion would go unread */
 	op->type = DOFI_OP_CM_SEND;
 	op->len = 0;

@@ -31,6 +31,7 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .auto_progress = 1,
                 .late_order = DOFI_ORDER_ALL,
                 .close_ends_conn = 1,
+                .close_drops_unsent = 1,
                 .eq_keeps_closed = 1,
                 .accept_late = 1,
                 .ep_cnt_soft = 1,
