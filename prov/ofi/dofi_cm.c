@@ -229,6 +229,34 @@ void dofi_cm_read_cqs(dofi_ep_t *ep)
 		dofi_evd_flush_cq(ep->req_evd, 1);
 }
 
+void dofi_cm_post_raced(dofi_ep_t *ep)
+{
+	atomic_store(&ep->post_raced, 1);
+	dofi_cm_kick(ep);
+}
+
+/*
+ * A post that read the state before the connection's end went into
+ * libfabric after the end had cancelled the receives or flushed the
+ * requests: do so again for what is still posted, unless the end still
+ * keeps them (receives during a graceful end's wait, requests until
+ * ep->deadline's flush). Each op completes once: a cancel or flush of
+ * one already reported finds it no longer posted. ia->lock held.
+ */
+static void dofi_cm_settle_raced(dofi_ep_t *ep)
+{
+	if (atomic_load(&ep->state) != DAT_EP_STATE_DISCONNECTED)
+		return;
+	dof_debug(DOFI_LOG,
+	          "EP %p: a post went in as the connection ended: "
+	          "cancelling what is still posted",
+	          (void *)ep);
+	if (!ep->recvs_held && ep->recv_cancel_pending == 0)
+		dofi_cm_cancel_recvs(ep, 0);
+	if (ep->deadline == 0)
+		dofi_cm_flush_requests(ep);
+}
+
 /*
  * Whether a CQ may hold completions of ep's: an op libfabric holds, or one
  * a flush reported ahead of libfabric. ia->lock held.
@@ -303,6 +331,7 @@ void dofi_cm_up_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num, const void *pdata,
 	/* The backend tells the peer (and takes back its own receive). */
 	later = ep->obj.ia->cm_ops->disconnect(ep);
 	ep->clean_end = 0;
+	ep->recvs_held = (uint8_t)(later != 0);
 	if (later) {
 		/* Receives stay posted until the backend has the messages
 		 * the peer counted: dofi_cm_up_drained ends it. */
@@ -314,6 +343,7 @@ void dofi_cm_up_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num, const void *pdata,
 
 void dofi_cm_up_drained(dofi_ep_t *ep)
 {
+	ep->recvs_held = 0;
 	dofi_cm_down_finish(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL, 0);
 }
 
@@ -472,6 +502,8 @@ static void dofi_cm_ep_check(dofi_ep_t *ep, uint64_t now)
 	DAT_EP_STATE s = atomic_load(&ep->state);
 	int poll;
 
+	if (atomic_load(&ep->post_raced) && atomic_exchange(&ep->post_raced, 0))
+		dofi_cm_settle_raced(ep);
 	if (atomic_load(&ep->break_pending) &&
 	    atomic_exchange(&ep->break_pending, 0) &&
 	    (s == DAT_EP_STATE_CONNECTED ||
