@@ -115,6 +115,7 @@ typedef struct dofi_rdm_chan {
 	struct sockaddr_in peer;   /* address:port */
 	uint64_t peer_inc;         /* from its HELLO */
 	dofi_list_t conns;         /* dofi_rdm_ep_t.chan_link */
+	dofi_list_t first_wait;    /* those in RDM_EP_FIRST_WAIT */
 	int nref;                  /* connections and requests on it */
 	uint32_t ev;               /* epoll events asked */
 	size_t in_len;
@@ -159,6 +160,8 @@ typedef struct dofi_rdm_ep {
 	int st;
 	dofi_rdm_chan_t *chan;
 	dofi_list_t chan_link;
+	dofi_list_t first_link; /* in chan->first_wait (first_linked) */
+	int first_linked;
 	uint64_t self_conn, peer_conn, peer_inc;
 	dofi_rdm_av_t *av;
 	fi_addr_t fi_peer; /* inserted in av; FI_ADDR_NOTAVAIL: none */
@@ -387,6 +390,7 @@ static dofi_rdm_chan_t *dofi_rdm_chan_new(dofi_ia_t *ia, int fd,
 	ch->active = active;
 	ch->state = state;
 	dofi_list_init(&ch->conns);
+	dofi_list_init(&ch->first_wait);
 	e.events = state == RDM_CHAN_CONNECTING ? EPOLLIN | EPOLLOUT : EPOLLIN;
 	e.data.ptr = ch;
 	ch->ev = e.events;
@@ -657,11 +661,20 @@ static void dofi_rdm_attach(dofi_ep_t *ep, dofi_rdm_chan_t *ch)
 	dofi_list_add_tail(&ch->conns, &re->chan_link);
 }
 
+static void dofi_rdm_first_unlink(dofi_rdm_ep_t *re)
+{
+	if (!re->first_linked)
+		return;
+	dofi_list_del(&re->first_link);
+	re->first_linked = 0;
+}
+
 static void dofi_rdm_detach(dofi_ep_t *ep)
 {
 	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
 	dofi_rdm_chan_t *ch = re->chan;
 
+	dofi_rdm_first_unlink(re);
 	if (ch == NULL)
 		return;
 	dofi_list_del(&re->chan_link);
@@ -1435,9 +1448,10 @@ static void dofi_rdm_first_check(dofi_ep_t *ep, uint64_t now, int force)
 		         "EP %p: the requester's first message not read %s: "
 		         "established without it",
 		         (void *)ep,
-		         force ? "before the connection's end"
+		         force ? "before a later connection event"
 		               : "within its bound");
 	}
+	dofi_rdm_first_unlink(re);
 	re->st = RDM_EP_UP;
 	dofi_cm_up_established(ep, NULL, 0);
 }
@@ -1466,7 +1480,26 @@ static void dofi_rdm_on_rtu(dofi_ep_t *ep)
 	          "EP %p: RTU in before the requester's first message: "
 	          "ESTABLISHED waits for it",
 	          (void *)ep);
+	dofi_list_add_tail(&re->chan->first_wait, &re->first_link);
+	re->first_linked = 1;
 	dofi_cm_schedule(ep);
+}
+
+/*
+ * A message of the channel other than an RTU, or its end, may give a
+ * connection event: the ESTABLISHED of the RTUs before it come first, in
+ * the channel's order, as they did before the wait (OFED's dtestcm takes
+ * the next connection event for the one it expects). ia->lock held.
+ */
+static void dofi_rdm_chan_settle(dofi_rdm_chan_t *ch)
+{
+	while (!dofi_list_empty(&ch->first_wait)) {
+		dofi_rdm_ep_t *re = dofi_container_of(
+		        ch->first_wait.next, dofi_rdm_ep_t, first_link);
+
+		dofi_rdm_first_unlink(re);
+		dofi_rdm_first_check(re->ep, 0, 1);
+	}
 }
 
 /* The connection ends because the peer said so, or its channel did. */
@@ -1657,6 +1690,8 @@ static void dofi_rdm_on_conn_msg(dofi_rdm_chan_t *ch,
 		return;
 	}
 	re = dofi_rdm_ep(ep);
+	if (m->type != DOFI_RDM_WIRE_RTU)
+		dofi_rdm_chan_settle(ch);
 	switch (m->type) {
 	case DOFI_RDM_WIRE_RTU:
 		dofi_rdm_on_rtu(ep);
@@ -1677,8 +1712,6 @@ static void dofi_rdm_on_conn_msg(dofi_rdm_chan_t *ch,
 		dofi_rdm_end(ep, 0);
 		break;
 	case DOFI_RDM_WIRE_DREQ:
-		/* The RTU came: the requester took the connection first. */
-		dofi_rdm_first_check(ep, 0, 1);
 		dofi_rdm_on_dreq(ch, ep, m);
 		break;
 	default:
@@ -1818,6 +1851,7 @@ static void dofi_rdm_reap(dofi_ia_t *ia)
 		if (!ch->failed)
 			continue;
 		ch->nref++; /* held while its connections go */
+		dofi_rdm_chan_settle(ch);
 		while (!dofi_list_empty(&ch->conns)) {
 			dofi_rdm_ep_t *re = dofi_container_of(
 			        ch->conns.next, dofi_rdm_ep_t, chan_link);
