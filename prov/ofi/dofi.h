@@ -520,9 +520,9 @@ typedef struct dofi_ep {
 	/* A receive was truncated on a fabric that keeps the connection:
 	 * the CM ends it (dofi_cm_check_timers). */
 	_Atomic int break_pending;
-	/* A post went into libfabric as the connection ended
-	 * (dofi_cm_post_raced). */
-	_Atomic int post_raced;
+	/* When the CM looks again for posts that raced the connection's
+	 * end (dofi_cm_settle_raced); 0: not due (ia->lock). */
+	uint64_t race_at;
 	/* A graceful end keeps the receives posted until the backend has
 	 * the peer's messages (dofi_cm_up_down; ia->lock). */
 	uint8_t recvs_held;
@@ -1437,12 +1437,6 @@ int dofi_cm_wait_fd(dofi_ia_t *ia, int *ready);
  * unless the fabric does. Error completion path; takes no lock.
  */
 void dofi_cm_break_later(dofi_ep_t *ep);
-/*
- * A post went into libfabric as the connection ended: the CM cancels or
- * flushes what the end left posted (dofi_post_check_end). Data path; no
- * lock.
- */
-void dofi_cm_post_raced(dofi_ep_t *ep);
 /* An internal op of the backend's completed. Completion path. */
 void dofi_cm_op_done(dofi_op_t *op, int err);
 /* Tear down an EP's connection (EP free/reset, IA close). lock held. */

@@ -30,6 +30,9 @@
 #define DOFI_GRACEFUL_NS (5ull * 1000000000ull)
 /* How long requests in flight at a connection's end may take to finish. */
 #define DOFI_FLUSH_NS (2ull * 1000000000ull)
+/* A post that raced a connection's end is in libfabric by then
+ * (dofi_cm_settle_raced). */
+#define DOFI_RACE_NS (50ull * 1000000ull)
 /* A deadline a check left in the past is looked at again this much later
  * (a guard: checks settle what is due). */
 #define DOFI_RECHECK_NS (1000000ull)
@@ -229,31 +232,33 @@ void dofi_cm_read_cqs(dofi_ep_t *ep)
 		dofi_evd_flush_cq(ep->req_evd, 1);
 }
 
-void dofi_cm_post_raced(dofi_ep_t *ep)
-{
-	atomic_store(&ep->post_raced, 1);
-	dofi_cm_kick(ep);
-}
-
 /*
- * A post that read the state before the connection's end went into
- * libfabric after the end had cancelled the receives or flushed the
- * requests: do so again for what is still posted, unless the end still
- * keeps them (receives during a graceful end's wait, requests until
- * ep->deadline's flush). Each op completes once: a cancel or flush of
- * one already reported finds it no longer posted. ia->lock held.
+ * A consumer's post that read the state just before the connection's end
+ * may reach libfabric after the end cancelled the receives (or flushed
+ * the requests), and nothing would complete it: on tcp a receive posted
+ * as a killed peer's end came stayed posted until the EP was freed. Such
+ * a post is out of libfabric well within DOFI_RACE_NS (the grace period
+ * before an RDM or sockets endpoint closes, 20 ms, assumes the same):
+ * then the CM cancels or flushes what is still posted, unless the end
+ * still keeps it (receives during a graceful end's wait, requests until
+ * ep->deadline's flush). An op completes once: one already reported is
+ * no longer posted. No cost on the data path. ia->lock held.
  */
 static void dofi_cm_settle_raced(dofi_ep_t *ep)
 {
-	if (atomic_load(&ep->state) != DAT_EP_STATE_DISCONNECTED)
+	ep->race_at = 0;
+	if (atomic_load(&ep->state) != DAT_EP_STATE_DISCONNECTED ||
+	    ep->fep == NULL)
 		return;
-	dof_debug(DOFI_LOG,
-	          "EP %p: a post went in as the connection ended: "
-	          "cancelling what is still posted",
-	          (void *)ep);
-	if (!ep->recvs_held && ep->recv_cancel_pending == 0)
+	if (!ep->recvs_held && ep->recv_cancel_pending == 0 &&
+	    dofi_pool_used(&ep->recv_pool) > 0) {
+		dof_debug(DOFI_LOG,
+		          "EP %p: receives still posted after the "
+		          "connection's end: cancelling them",
+		          (void *)ep);
 		dofi_cm_cancel_recvs(ep, 0);
-	if (ep->deadline == 0)
+	}
+	if (ep->deadline == 0 && dofi_pool_used(&ep->req_pool) > 0)
 		dofi_cm_flush_requests(ep);
 }
 
@@ -297,6 +302,7 @@ static void dofi_cm_down_finish(dofi_ep_t *ep, DAT_EVENT_NUMBER num,
 	if (ep->srq != NULL)
 		dofi_srq_ep_stop(ep);
 	dofi_cm_cancel_recvs(ep, 0);
+	ep->race_at = dofi_now_ns() + DOFI_RACE_NS;
 	/*
 	 * On an EVD shared with the requests, their successful completions
 	 * come before the end of the connection (dat_ep_disconnect): with
@@ -459,6 +465,8 @@ static uint64_t dofi_cm_ep_next(dofi_ep_t *ep, int *poll)
 		if (ep->recv_cancel_at < next)
 			next = ep->recv_cancel_at;
 	}
+	if (ep->race_at != 0 && ep->race_at < next)
+		next = ep->race_at;
 	b = ep->obj.ia->cm_ops->ep_timers(ep, 0, &bpoll);
 	*poll |= bpoll;
 	return b < next ? b : next;
@@ -502,7 +510,7 @@ static void dofi_cm_ep_check(dofi_ep_t *ep, uint64_t now)
 	DAT_EP_STATE s = atomic_load(&ep->state);
 	int poll;
 
-	if (atomic_load(&ep->post_raced) && atomic_exchange(&ep->post_raced, 0))
+	if (ep->race_at != 0 && now >= ep->race_at)
 		dofi_cm_settle_raced(ep);
 	if (atomic_load(&ep->break_pending) &&
 	    atomic_exchange(&ep->break_pending, 0) &&

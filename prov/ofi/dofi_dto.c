@@ -914,7 +914,6 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		return dofi_status_to_dat(dofi_fi_status((int)rc));
 	}
 	atomic_store_explicit(&ep->last_req, op, memory_order_relaxed);
-	dofi_post_check_end(ep);
 	if (dofi_unlikely(dofi_flag(&ep->counting)))
 		dofi_ext_count_post(ep, type, total);
 	return DAT_SUCCESS;
@@ -1017,7 +1016,6 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	}
 	if (dofi_likely(rc == 0)) {
 		atomic_store_explicit(&ep->last_req, op, memory_order_relaxed);
-		dofi_post_check_end(ep);
 		return DAT_SUCCESS;
 	}
 	/*
@@ -1194,7 +1192,6 @@ dofi_post_recv_slow(DAT_EP_HANDLE h, DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
 		         fi_strerror((int)-rc));
 		return dofi_status_to_dat(dofi_fi_status((int)rc));
 	}
-	dofi_post_check_end(ep);
 	if (dofi_unlikely(dofi_flag(&ep->counting)))
 		dofi_ext_count_post(ep, DOFI_OP_RECV, total);
 	return DAT_SUCCESS;
@@ -1242,10 +1239,8 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	op->desc[0] = lmr->desc;
 	dofi_recv_fill(ep, op, 1, cookie, len, flags);
 	rc = fi_recv(fep, op->iov[0].iov_base, len, op->desc[0], 0, op);
-	if (dofi_likely(rc == 0)) {
-		dofi_post_check_end(ep);
+	if (dofi_likely(rc == 0))
 		return DAT_SUCCESS;
-	}
 	/* As for requests: the connection's end may have flushed it. */
 	if (atomic_exchange(&op->posted, 0) == 0)
 		return DAT_SUCCESS;

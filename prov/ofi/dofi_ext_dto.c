@@ -102,7 +102,6 @@ static inline dofi_op_t *dofi_ext_op_get(dofi_ep_t *ep, uint8_t type,
 static inline DAT_RETURN dofi_ext_posted(dofi_ep_t *ep, dofi_op_t *op)
 {
 	atomic_store_explicit(&ep->last_req, op, memory_order_relaxed);
-	dofi_post_check_end(ep);
 	if (dofi_unlikely(dofi_flag(&ep->counting)))
 		dofi_ext_count_post(ep, op->type, op->len);
 	return DAT_SUCCESS;

@@ -272,21 +272,6 @@ static inline int dofi_post_live(const dofi_ep_t *ep)
 	       DAT_EP_STATE_DISCONNECTED;
 }
 
-/*
- * After a consumer's post went into libfabric: had the connection ended
- * meanwhile, the end's cancel of the receives (or flush of the requests)
- * may have passed the op before libfabric had it, and nothing would
- * complete it (a receive posted just before a killed peer's end on tcp
- * stayed posted until the EP was freed). Then the CM looks again
- * (dofi_cm_post_raced). One load of a line the post read already; its
- * order after the op's store is the libfabric call's lock.
- */
-static inline void dofi_post_check_end(dofi_ep_t *ep)
-{
-	if (dofi_unlikely(atomic_load(&ep->state) == DAT_EP_STATE_DISCONNECTED))
-		dofi_cm_post_raced(ep);
-}
-
 /* DOFI_RETRY for a consumer's post to ep: it stops once the connection
  * has ended (dofi_post_live), with the last return (-FI_EAGAIN). */
 #define DOFI_RETRY_POST(ep, cq, call) \
