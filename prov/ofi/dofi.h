@@ -523,9 +523,6 @@ typedef struct dofi_ep {
 	/* When the CM looks again for posts that raced the connection's
 	 * end (dofi_cm_settle_raced); 0: not due (ia->lock). */
 	uint64_t race_at;
-	/* A graceful end keeps the receives posted until the backend has
-	 * the peer's messages (dofi_cm_up_down; ia->lock). */
-	uint8_t recvs_held;
 	/* DISCONNECTED or BROKEN held back until the requests still posted
 	 * at the end complete or are flushed (dofi_cm_down); 0 if none. */
 	DAT_EVENT_NUMBER held_event;

@@ -239,10 +239,11 @@ void dofi_cm_read_cqs(dofi_ep_t *ep)
  * as a killed peer's end came stayed posted until the EP was freed. Such
  * a post is out of libfabric well within DOFI_RACE_NS (the grace period
  * before an RDM or sockets endpoint closes, 20 ms, assumes the same):
- * then the CM cancels or flushes what is still posted, unless the end
- * still keeps it (receives during a graceful end's wait, requests until
- * ep->deadline's flush). An op completes once: one already reported is
- * no longer posted. No cost on the data path. ia->lock held.
+ * then (dofi_cm_down_finish sets race_at, after a graceful end's wait
+ * for the peer's messages) the CM cancels or flushes what is still
+ * posted, unless ep->deadline's flush of the requests is still to come.
+ * An op completes once: one already reported is no longer posted. No
+ * cost on the data path. ia->lock held.
  */
 static void dofi_cm_settle_raced(dofi_ep_t *ep)
 {
@@ -250,7 +251,7 @@ static void dofi_cm_settle_raced(dofi_ep_t *ep)
 	if (atomic_load(&ep->state) != DAT_EP_STATE_DISCONNECTED ||
 	    ep->fep == NULL)
 		return;
-	if (!ep->recvs_held && ep->recv_cancel_pending == 0 &&
+	if (ep->recv_cancel_pending == 0 &&
 	    dofi_pool_used(&ep->recv_pool) > 0) {
 		dof_debug(DOFI_LOG,
 		          "EP %p: receives still posted after the "
@@ -337,7 +338,6 @@ void dofi_cm_up_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num, const void *pdata,
 	/* The backend tells the peer (and takes back its own receive). */
 	later = ep->obj.ia->cm_ops->disconnect(ep);
 	ep->clean_end = 0;
-	ep->recvs_held = (uint8_t)(later != 0);
 	if (later) {
 		/* Receives stay posted until the backend has the messages
 		 * the peer counted: dofi_cm_up_drained ends it. */
@@ -349,7 +349,6 @@ void dofi_cm_up_down(dofi_ep_t *ep, DAT_EVENT_NUMBER num, const void *pdata,
 
 void dofi_cm_up_drained(dofi_ep_t *ep)
 {
-	ep->recvs_held = 0;
 	dofi_cm_down_finish(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL, 0);
 }
 

@@ -273,8 +273,7 @@ static void *dofi_progress_main(void *arg)
 
 			if (!dofi_evd_ready(evd) || evd->cq == NULL)
 				continue;
-			/* The consumer drives it, or its partner (0: nobody).
-			 */
+			/* The consumer drives it, or its partner; 0: none. */
 			nap = dofi_progress_look(ia, evd, now) == DOFI_LOOK_NAP
 			              ? evd->pt.nap_us
 			              : dofi_progress_partner_nap(evd);
