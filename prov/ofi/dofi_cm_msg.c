@@ -831,15 +831,6 @@ static int dofi_msg_acc_settled(dofi_ep_t *ep, uint64_t now)
 	return 1;
 }
 
-/* The same, waiting for it (EP reset or free). ia->lock held. */
-static void dofi_msg_acc_wait(dofi_ep_t *ep)
-{
-	const struct timespec nap = {0, 200000};
-
-	while (!dofi_msg_acc_settled(ep, dofi_now_ns()))
-		(void)nanosleep(&nap, NULL);
-}
-
 /* Whether our first message was sent with a completion not yet read. */
 static int dofi_msg_sends_out(dofi_msg_ep_t *me)
 {
@@ -877,13 +868,18 @@ static int dofi_msg_sends_settled(dofi_ep_t *ep, int late)
 	return 1;
 }
 
-/* The same, waiting for it (EP reset or free). ia->lock held. */
-static void dofi_msg_sends_wait(dofi_ep_t *ep)
+/*
+ * Before the endpoint closes (EP reset or free): the peer's accepted
+ * message, and our first message, settled as above, waiting for them.
+ * ia->lock held.
+ */
+static void dofi_msg_first_wait(dofi_ep_t *ep)
 {
 	const struct timespec nap = {0, 200000};
 	uint64_t until = dofi_now_ns() + DOFI_SENT_NS;
 
-	while (!dofi_msg_sends_settled(ep, dofi_now_ns() >= until))
+	while (!dofi_msg_acc_settled(ep, dofi_now_ns()) ||
+	       !dofi_msg_sends_settled(ep, dofi_now_ns() >= until))
 		(void)nanosleep(&nap, NULL);
 }
 
@@ -2142,8 +2138,7 @@ static int dofi_msg_ep_close(dofi_ep_t *ep)
 
 	if (me == NULL)
 		return 0;
-	dofi_msg_acc_wait(ep);
-	dofi_msg_sends_wait(ep);
+	dofi_msg_first_wait(ep);
 	stale = atomic_load(&me->rtu_op.posted) ||
 	        atomic_load(&me->acc_op.posted);
 	if (ep->fep != NULL) {

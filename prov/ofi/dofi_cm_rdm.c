@@ -1506,11 +1506,8 @@ static void dofi_rdm_chan_settle(dofi_rdm_chan_t *ch)
 static void dofi_rdm_end(dofi_ep_t *ep, int broken)
 {
 	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
-	int st;
+	int st = re->st;
 
-	/* The RTU came: the requester took the connection, then left. */
-	dofi_rdm_first_check(ep, 0, 1);
-	st = re->st;
 	if (re->put_off) {
 		/* Our end waited for the peer's messages: no more. */
 		dof_info(DOFI_LOG,
