@@ -357,6 +357,35 @@ static inline int dofi_order_due(const dofi_op_t *op)
 }
 
 /*
+ * A late request in its turn, with nothing held behind it: the common
+ * case where every request is late (traits->late_order ALL). Reported
+ * as any completion, into the caller's event, then counted settled;
+ * dofi_dto_order would queue the event on the ring for the dequeue to
+ * take back. Standard requests only. evd->lock held, as for every
+ * writer of late_settled and of the held list.
+ */
+static inline int dofi_order_alone(const dofi_op_t *op)
+{
+	const dofi_ep_t *ep = op->ep;
+
+	return op->late && op->type != DOFI_OP_RECV &&
+	       op->type <= DOFI_OP_READ &&
+	       op->wait == atomic_load_explicit(&ep->late_settled,
+	                                        memory_order_relaxed) &&
+	       ep->held_head == DOFI_POOL_NONE;
+}
+
+/* One more late request reported in its turn (dofi_order_alone). */
+static inline void dofi_order_settle(dofi_ep_t *ep)
+{
+	atomic_store_explicit(
+	        &ep->late_settled,
+	        atomic_load_explicit(&ep->late_settled, memory_order_relaxed) +
+	                1,
+	        memory_order_release);
+}
+
+/*
  * Turn one CQ entry into a DAT event. Returns 0 when *ev is filled, 1 when
  * there is nothing to report: a suppressed completion, or one a flush
  * reported already (each op is reported once), or not an op of ours, or
@@ -368,18 +397,23 @@ dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
                   dofi_evd_t *evd)
 {
 	dofi_op_t *op = entry->op_context;
-	int suppress;
+	dofi_ep_t *ep;
+	int suppress, settle = 0;
 	uint8_t posted;
 
 	if (dofi_unlikely(op == NULL))
 		return 1;
-	if (dofi_unlikely(dofi_order_due(op)))
-		return dofi_dto_order(op, 0, op->len, evd);
+	ep = op->ep;
+	if (dofi_unlikely(dofi_order_due(op))) {
+		if (!dofi_order_alone(op))
+			return dofi_dto_order(op, 0, op->len, evd);
+		settle = 1;
+	}
 	posted = atomic_exchange(&op->posted, 0);
 	if (dofi_unlikely(posted == 0)) {
 		/* A write half waited for (dofi_ext_write_imm). */
 		if (op->type == DOFI_OP_EXT_SINK)
-			dofi_dto_count(&op->ep->ext_wimm_done);
+			dofi_dto_count(&ep->ext_wimm_done);
 		return 1;
 	}
 	if (dofi_unlikely(op->type >= DOFI_OP_CM_RECV)) {
@@ -387,7 +421,7 @@ dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
 		if (DOFI_OP_EXT(op->type))
 			return dofi_ext_complete(op, ev, evd, posted);
 		/* A backend's own message. */
-		op->ep->obj.ia->ctl->cm_op_done(op, 0);
+		ep->obj.ia->ctl->cm_op_done(op, 0);
 		return 1;
 	}
 	/* A receive a write with immediate data consumed (dofi_ext_dto.c). */
@@ -398,25 +432,32 @@ dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
 	 * pair in error: an RDM fabric may still place messages that
 	 * followed the failed one (shm: what a dead peer had copied).
 	 */
-	if (dofi_unlikely(op->ep->recv_failed) && op->type == DOFI_OP_RECV) {
+	if (dofi_unlikely(ep->recv_failed) && op->type == DOFI_OP_RECV) {
 		dofi_dto_fill_std(ev, evd, op, DAT_DTO_ERR_FLUSHED, 0);
 		dofi_op_release(op);
 		return 0;
 	}
 	/* A Send or a receive, counted for a graceful end (RDM). */
 	if (op->type == DOFI_OP_RECV)
-		dofi_dto_count(&op->ep->msgs_recvd);
+		dofi_dto_count(&ep->msgs_recvd);
 	else if (op->type == DOFI_OP_SEND)
-		dofi_dto_count(&op->ep->msgs_sent);
+		dofi_dto_count(&ep->msgs_sent);
 	suppress = op->suppress;
 	if (dofi_likely(!suppress))
 		dofi_dto_fill_std(ev, evd, op, DAT_DTO_SUCCESS,
 		                  op->type == DOFI_OP_RECV ? entry->len
 		                                           : op->len);
 	/* An RMR bind's completion follows it. */
-	if (dofi_unlikely(posted == DOFI_POSTED_AFTER))
-		return dofi_dto_after(op, ev, evd, suppress);
+	if (dofi_unlikely(posted == DOFI_POSTED_AFTER)) {
+		int r = dofi_dto_after(op, ev, evd, suppress);
+
+		if (settle)
+			dofi_order_settle(ep);
+		return r;
+	}
 	dofi_op_release(op);
+	if (settle)
+		dofi_order_settle(ep);
 	return suppress;
 }
 
