@@ -130,7 +130,7 @@ static void fake_setup(int late_order, uint64_t write_flags)
 	F.evd->qlen = 4 * MAXPOST;
 	F.evd->efd = -1;
 	F.evd->cq_fd = -1;
-	pthread_mutex_init(&F.evd->lock, NULL);
+	dofi_lock_init(&F.evd->lock);
 
 	F.fep.msg = &fake_msg_ops;
 	F.fep.rma = &fake_rma_ops;
@@ -153,7 +153,6 @@ static void fake_setup(int late_order, uint64_t write_flags)
 static void fake_teardown(void)
 {
 	dofi_pool_fini(&F.ep->req_pool);
-	pthread_mutex_destroy(&F.evd->lock);
 	free(F.evd->ring);
 	free(F.evd);
 	free(F.ep);
@@ -201,14 +200,14 @@ static dofi_op_t *post(uint8_t type, uint64_t cookie, int suppress)
 /* Move what the EVD's ring holds to F.out. */
 static void ring_take(void)
 {
-	pthread_mutex_lock(&F.evd->lock);
+	dofi_lock_take(&F.evd->lock);
 	while (atomic_load(&F.evd->count) > 0) {
 		ck_assert_uint_lt(F.nout, MAXPOST * 2);
 		F.out[F.nout++] = F.evd->ring[F.evd->head];
 		F.evd->head = (F.evd->head + 1) & (F.evd->cap - 1);
 		atomic_store(&F.evd->count, atomic_load(&F.evd->count) - 1);
 	}
-	pthread_mutex_unlock(&F.evd->lock);
+	dofi_lock_give(&F.evd->lock);
 }
 
 /*
@@ -224,12 +223,12 @@ static void complete(dofi_op_t *op, int err)
 	int r;
 
 	memset(&ev, 0, sizeof(ev));
-	pthread_mutex_lock(&F.evd->lock);
+	dofi_lock_take(&F.evd->lock);
 	r = err ? dofi_dto_complete_err(&ee, &ev, F.evd)
 	        : dofi_dto_complete(&e, &ev, F.evd);
 	if (r == 0)
 		ck_assert_int_eq(dofi_evd_push_locked(F.evd, &ev), DOF_OK);
-	pthread_mutex_unlock(&F.evd->lock);
+	dofi_lock_give(&F.evd->lock);
 	ring_take();
 }
 

@@ -21,7 +21,8 @@
  *   2. ia->lock          the control path: the IA's object lists, EP
  *                        states, CM objects, the timer heap, the watch list
  *                        (dofi_cm.c) and the backend's state
- *   3. evd->lock         an EVD's ring and its CQ drains (dofi_evd_post)
+ *   3. evd->lock         an EVD's ring and the reads of its CQs (a
+ *                        dofi_lock_t, dofi_lock.h)
  *   4. cno->lock         a CNO's trigger and references (a leaf)
  *   5. srq->lock         a shared receive queue's receives and the EPs
  *                        waiting for one (dofi_srq.c); taken on the
@@ -30,7 +31,8 @@
  *   dofi_grave_lock and dofi_prov_lock (dofi_util.c) are leaves, taken
  *   with or without the others.
  * The data path (posts, completions, dequeues) takes none of ours beyond
- * an EVD lock when it moves several completions; what concerns the CM
+ * the EVD's lock, which a dequeue holds while it reads the CQ (one
+ * compare-and-swap and one exchange uncontended); what concerns the CM
  * from there (a backend's own message, a truncated receive) is recorded
  * and the EP kicked (dofi_cm_kick, a lock-free push), never acted on.
  */
@@ -60,6 +62,7 @@
 #include "dof/dats.h"
 #include "dof/log.h"
 #include "dof/status.h"
+#include "dofi_lock.h"
 
 #include "dofi_cm_hdr.h" /* our CM private-data header */
 #include "dofi_instance.h"
@@ -258,7 +261,7 @@ typedef struct dofi_evd {
 	dofi_obj_t obj;
 	DAT_EVD_FLAGS flags;
 	DAT_COUNT qlen;
-	pthread_mutex_t lock;
+	dofi_lock_t lock; /* dofi_lock.h: the dequeue takes it */
 	DAT_EVENT *ring;
 	uint32_t cap; /* ring capacity, >= qlen */
 	uint32_t head;

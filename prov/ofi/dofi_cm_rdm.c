@@ -754,14 +754,14 @@ static void dofi_rdm_close_locked(dofi_ep_t *ep)
 		b = t;
 	}
 	if (a != NULL)
-		pthread_mutex_lock(&a->lock);
+		dofi_lock_take(&a->lock);
 	if (b != NULL)
-		pthread_mutex_lock(&b->lock);
+		dofi_lock_take(&b->lock);
 	dofi_ep_close_fep(ep);
 	if (b != NULL)
-		pthread_mutex_unlock(&b->lock);
+		dofi_lock_give(&b->lock);
 	if (a != NULL)
-		pthread_mutex_unlock(&a->lock);
+		dofi_lock_give(&a->lock);
 }
 
 /*

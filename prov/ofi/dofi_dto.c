@@ -269,7 +269,7 @@ void dofi_dto_order_drop(dofi_ep_t *ep)
 
 	if (ep->req_evd == NULL)
 		return;
-	pthread_mutex_lock(&ep->req_evd->lock);
+	dofi_lock_take(&ep->req_evd->lock);
 	/* The others are still posted: the flush of requests takes them. */
 	for (i = ep->held_head; i != DOFI_POOL_NONE; i = next) {
 		next = ep->req_pool.ops[i].next;
@@ -284,7 +284,7 @@ void dofi_dto_order_drop(dofi_ep_t *ep)
 	 * after the flush gave it back to the pool.
 	 */
 	ep->held_closed = 1;
-	pthread_mutex_unlock(&ep->req_evd->lock);
+	dofi_lock_give(&ep->req_evd->lock);
 }
 
 /* Whether op comes before held op h: a non-late request that waits for w
@@ -419,7 +419,7 @@ void dofi_order_unposted(dofi_ep_t *ep, dofi_op_t *op)
 		dofi_pool_put(&ep->req_pool, op);
 		return;
 	}
-	pthread_mutex_lock(&evd->lock);
+	dofi_lock_take(&evd->lock);
 	if (ep->held_closed) {
 		dofi_pool_put(&ep->req_pool, op);
 	} else {
@@ -427,7 +427,7 @@ void dofi_order_unposted(dofi_ep_t *ep, dofi_op_t *op)
 		dofi_order_hold(ep, op);
 		dofi_order_release(ep, evd);
 	}
-	pthread_mutex_unlock(&evd->lock);
+	dofi_lock_give(&evd->lock);
 }
 
 /* A completion's status (err 0: success). */
@@ -569,7 +569,7 @@ dof_status_t dofi_dto_post_after(dofi_ep_t *ep, const DAT_EVENT *ev)
 	if (op == NULL || evd == NULL)
 		return st;
 	idx = (uint32_t)(op - ep->req_pool.ops);
-	pthread_mutex_lock(&evd->lock);
+	dofi_lock_take(&evd->lock);
 	/* Taken and not yet through dofi_dto_after: still behind it. */
 	waiting = 0;
 	for (i = 0; i < ep->nafter; i++)
@@ -586,7 +586,7 @@ dof_status_t dofi_dto_post_after(dofi_ep_t *ep, const DAT_EVENT *ev)
 		ep->nafter++;
 		st = DOF_OK;
 	}
-	pthread_mutex_unlock(&evd->lock);
+	dofi_lock_give(&evd->lock);
 	return st;
 }
 
@@ -616,9 +616,9 @@ void dofi_dto_after_flushed(dofi_op_t *op)
 	if (evd == NULL)
 		return;
 	/* Taken out under the lock, posted as any event (waiters woken). */
-	pthread_mutex_lock(&evd->lock);
+	dofi_lock_take(&evd->lock);
 	n = dofi_after_take(ep, (uint32_t)(op - ep->req_pool.ops), evs);
-	pthread_mutex_unlock(&evd->lock);
+	dofi_lock_give(&evd->lock);
 	for (i = 0; i < n; i++)
 		(void)dofi_evd_post(evd, &evs[i]);
 }

@@ -139,9 +139,9 @@ static int dofi_ring_take(dofi_evd_t *evd, DAT_EVENT *ev)
 
 	if (atomic_load_explicit(&evd->count, memory_order_acquire) == 0)
 		return 0;
-	pthread_mutex_lock(&evd->lock);
+	dofi_lock_take(&evd->lock);
 	got = dofi_ring_pop(evd, ev);
-	pthread_mutex_unlock(&evd->lock);
+	dofi_lock_give(&evd->lock);
 	return got;
 }
 
@@ -394,7 +394,7 @@ dofi_evd_t *dofi_evd_internal_create(dofi_ia_t *ia, DAT_COUNT qlen,
 	evd = dofi_obj_alloc(ia, DOFI_OBJ_EVD, sizeof(*evd), ia->obj.provider);
 	if (evd == NULL)
 		return NULL;
-	pthread_mutex_init(&evd->lock, NULL);
+	dofi_lock_init(&evd->lock);
 	evd->flags = flags;
 	evd->qlen = qlen;
 	evd->cap = dofi_pow2((uint32_t)qlen);
@@ -417,7 +417,6 @@ err:
 	if (evd->efd >= 0)
 		close(evd->efd);
 	free(evd->ring);
-	pthread_mutex_destroy(&evd->lock);
 	pthread_mutex_lock(&ia->lock);
 	dofi_obj_free(evd);
 	pthread_mutex_unlock(&ia->lock);
@@ -440,7 +439,6 @@ void dofi_evd_destroy(dofi_evd_t *evd)
 		evd->cno->nref--;
 	close(evd->efd);
 	free(evd->ring);
-	pthread_mutex_destroy(&evd->lock);
 	dofi_obj_free(evd);
 }
 
@@ -544,12 +542,12 @@ static DAT_RETURN dofi_evd_set(DAT_EVD_HANDLE h, int which, int value,
 	if (evd == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE,
 		                 DAT_INVALID_HANDLE_EVD_REQUEST);
-	pthread_mutex_lock(&evd->lock);
+	dofi_lock_take(&evd->lock);
 	if (which == DOFI_EVD_ENABLED)
 		evd->enabled = value;
 	else
 		__atomic_store_n(&evd->waitable, value, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&evd->lock);
+	dofi_lock_give(&evd->lock);
 	/* Waiters re-check: unwaitable sends them home. */
 	dofi_efd_signal(evd->efd);
 	return DAT_SUCCESS;
@@ -585,7 +583,7 @@ DAT_RETURN dofi_evd_resize(DAT_EVD_HANDLE h, DAT_COUNT qlen)
 		                 DAT_INVALID_HANDLE_EVD_REQUEST);
 	if (qlen <= 0 || qlen > evd->obj.ia->ia_attr.max_evd_qlen)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	pthread_mutex_lock(&evd->lock);
+	dofi_lock_take(&evd->lock);
 	if (atomic_load(&evd->waiters))
 		ret = DAT_ERROR(DAT_INVALID_STATE,
 		                DAT_INVALID_STATE_EVD_WAITER);
@@ -596,7 +594,7 @@ DAT_RETURN dofi_evd_resize(DAT_EVD_HANDLE h, DAT_COUNT qlen)
 		                DAT_RESOURCE_MEMORY);
 	else
 		evd->qlen = qlen;
-	pthread_mutex_unlock(&evd->lock);
+	dofi_lock_give(&evd->lock);
 	return ret;
 }
 
@@ -663,7 +661,7 @@ dof_status_t dofi_evd_post(dofi_evd_t *evd, const DAT_EVENT *event)
 	if (dofi_unlikely(dofi_flag(&evd->counting) ||
 	                  dofi_flag(&evd->obj.ia->counting)))
 		dofi_ext_count_queued(evd, event);
-	pthread_mutex_lock(&evd->lock);
+	dofi_lock_take(&evd->lock);
 	dofi_evd_drain_locked(evd, (uint32_t)evd->qlen);
 	overflow = atomic_load(&evd->count) >= (uint32_t)evd->qlen;
 	if (dofi_ring_push(evd, event) != DOF_OK)
@@ -672,7 +670,7 @@ dof_status_t dofi_evd_post(dofi_evd_t *evd, const DAT_EVENT *event)
 		evd->overflowed = 1;
 	else
 		overflow = 0;
-	pthread_mutex_unlock(&evd->lock);
+	dofi_lock_give(&evd->lock);
 	if (status != DOF_OK) {
 		dof_error(DOFI_LOG, "EVD %p: event %#x lost: out of memory",
 		          (void *)evd, (unsigned)event->event_number);
@@ -727,11 +725,11 @@ DAT_RETURN dofi_evd_post_se(DAT_EVD_HANDLE h, const DAT_EVENT *event)
 	}
 	ev = *event;
 	ev.evd_handle = h;
-	pthread_mutex_lock(&evd->lock);
+	dofi_lock_take(&evd->lock);
 	full = atomic_load(&evd->count) >= (uint32_t)evd->qlen;
 	if (!full && dofi_ring_push(evd, &ev) != DOF_OK)
 		full = 1;
-	pthread_mutex_unlock(&evd->lock);
+	dofi_lock_give(&evd->lock);
 	if (full)
 		return DAT_ERROR(DAT_QUEUE_FULL, 0);
 	dofi_evd_notify(evd);
@@ -822,9 +820,9 @@ dofi_evd_take(dofi_evd_t *evd, DAT_EVENT *event)
 	 * queued: receive #499 before #492.
 	 */
 	while (evd->cq != NULL) {
-		pthread_mutex_lock(&evd->lock);
+		dofi_lock_take(&evd->lock);
 		if (dofi_ring_pop(evd, event)) {
-			pthread_mutex_unlock(&evd->lock);
+			dofi_lock_give(&evd->lock);
 			return DAT_SUCCESS;
 		}
 		r = dofi_evd_take_cq(evd, evd->cq, event);
@@ -834,7 +832,7 @@ dofi_evd_take(dofi_evd_t *evd, DAT_EVENT *event)
 			r = dofi_evd_take_xcq(evd, event);
 		if (r == 2 && dofi_ring_pop(evd, event))
 			r = 1; /* what the entry put on the ring */
-		pthread_mutex_unlock(&evd->lock);
+		dofi_lock_give(&evd->lock);
 		if (r == 1)
 			return DAT_SUCCESS;
 		if (r == 0)
@@ -1081,20 +1079,20 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 		uint32_t count;
 		int ms, waitable;
 
-		pthread_mutex_lock(&evd->lock);
+		dofi_lock_take(&evd->lock);
 		dofi_evd_drain_locked(evd, (uint32_t)evd->qlen);
 		count = atomic_load(&evd->count);
 		if (count >= (uint32_t)threshold) {
 			dofi_ring_pop(evd, event);
 			if (nmore)
 				*nmore = (DAT_COUNT)(count - 1);
-			pthread_mutex_unlock(&evd->lock);
+			dofi_lock_give(&evd->lock);
 			ret = DAT_SUCCESS;
 			break;
 		}
 		/* Under the lock dofi_evd_set writes it with. */
 		waitable = evd->waitable;
-		pthread_mutex_unlock(&evd->lock);
+		dofi_lock_give(&evd->lock);
 		if (!waitable) {
 			/* dat_evd_set_unwaitable sends waiters home. */
 			ret = DAT_ERROR(DAT_ABORT, 0);
@@ -1128,10 +1126,10 @@ void dofi_evd_flush_cq(dofi_evd_t *evd, int all)
 
 	if (evd->cq == NULL)
 		return;
-	pthread_mutex_lock(&evd->lock);
+	dofi_lock_take(&evd->lock);
 	moved = dofi_evd_drain_locked(evd,
 	                              all ? UINT32_MAX : (uint32_t)evd->qlen);
-	pthread_mutex_unlock(&evd->lock);
+	dofi_lock_give(&evd->lock);
 	if (moved > 0)
 		dofi_evd_notify(evd);
 }
@@ -1142,10 +1140,10 @@ void dofi_evd_flush_one(dofi_evd_t *evd, struct fid_cq *cq, int all)
 
 	if (cq == NULL)
 		return;
-	pthread_mutex_lock(&evd->lock);
+	dofi_lock_take(&evd->lock);
 	moved = dofi_evd_drain_cq(evd, cq,
 	                          all ? UINT32_MAX : (uint32_t)evd->qlen);
-	pthread_mutex_unlock(&evd->lock);
+	dofi_lock_give(&evd->lock);
 	if (moved > 0)
 		dofi_evd_notify(evd);
 }
@@ -1284,12 +1282,12 @@ static dofi_evd_t *dofi_cno_ready(dofi_cno_t *cno, struct pollfd *fds,
 
 		if (!dofi_evd_ready(evd) || evd->cno != cno || !evd->enabled)
 			continue;
-		pthread_mutex_lock(&evd->lock);
+		dofi_lock_take(&evd->lock);
 		dofi_evd_drain_locked(evd, (uint32_t)evd->qlen);
 		/* Level-triggered, as OFED's: any EVD holding an event. */
 		if (atomic_load(&evd->count) > 0)
 			ready = evd;
-		pthread_mutex_unlock(&evd->lock);
+		dofi_lock_give(&evd->lock);
 		if (ready != NULL)
 			break;
 		/* Entries sit unread: read again. CQs with no fd: naps. */

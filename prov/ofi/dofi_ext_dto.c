@@ -207,10 +207,10 @@ static DAT_RETURN dofi_ext_write_undelivered(dofi_ep_t *ep, dofi_op_t *op)
 		err.err = FI_EACCES;
 	}
 	memset(&ev, 0, sizeof(ev));
-	pthread_mutex_lock(&evd->lock);
+	dofi_lock_take(&evd->lock);
 	if (dofi_dto_complete_err(&err, &ev, evd) == 0)
 		(void)dofi_evd_push_locked(evd, &ev);
-	pthread_mutex_unlock(&evd->lock);
+	dofi_lock_give(&evd->lock);
 	if (dofi_unlikely(dofi_flag(&ep->counting)))
 		dofi_ext_count_post(ep, DOFI_OP_EXT_WIMM, len);
 	return DAT_SUCCESS;

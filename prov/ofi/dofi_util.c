@@ -2,18 +2,63 @@
 /* Copyright (c) 2026 dapl-ofi developers */
 /*
  * What every file of the provider uses and that uses nothing of theirs:
- * the clock, lazily mapped blocks, SIGPIPE suppression, and objects (their
- * allocation, their graves, and the checks of the handles that name them).
+ * the clock, lazily mapped blocks, SIGPIPE suppression, the contended
+ * halves of dofi_lock_t, and objects (their allocation, their graves, and
+ * the checks of the handles that name them).
  */
 #include "config.h"
 
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dofi.h"
+
+/* ---- dofi_lock_t (dofi_lock.h) ------------------------------------------ */
+
+/* Turns a taker spins before it sleeps: a holder keeps the lock for a CQ
+ * read or a drain of one, a microsecond or so. */
+#define DOFI_LOCK_SPINS 128
+
+static inline void dofi_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+void dofi_lock_wait(dofi_lock_t *l)
+{
+	int i;
+
+	for (i = 0; i < DOFI_LOCK_SPINS; i++) {
+		uint32_t free_word = 0;
+
+		if (atomic_load_explicit(&l->word, memory_order_relaxed) == 0 &&
+		    atomic_compare_exchange_weak_explicit(
+		            &l->word, &free_word, 1, memory_order_acquire,
+		            memory_order_relaxed))
+			return;
+		dofi_cpu_relax();
+	}
+	/* Taken with 2, the word tells the giver that someone may sleep. */
+	while (atomic_exchange_explicit(&l->word, 2, memory_order_acquire) != 0)
+		(void)syscall(SYS_futex, &l->word, FUTEX_WAIT_PRIVATE, 2, NULL,
+		              NULL, 0);
+}
+
+void dofi_lock_wake(dofi_lock_t *l)
+{
+	(void)syscall(SYS_futex, &l->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL,
+	              0);
+}
 
 /*
  * Freed objects are kept (dead magic, table pointer intact) and reused
