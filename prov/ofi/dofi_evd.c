@@ -745,8 +745,8 @@ DAT_RETURN dofi_evd_post_se(DAT_EVD_HANDLE h, const DAT_EVENT *event)
  * that follows), 0 when the CQ is empty or its error entry cannot be
  * read. evd->lock held: see dofi_evd_dequeue.
  */
-static inline int dofi_evd_take_cq(dofi_evd_t *evd, struct fid_cq *cq,
-                                   DAT_EVENT *event)
+static inline __attribute__((always_inline)) int
+dofi_evd_take_cq(dofi_evd_t *evd, struct fid_cq *cq, DAT_EVENT *event)
 {
 	struct fi_cq_data_entry entry;
 	ssize_t n;
@@ -821,7 +821,9 @@ dofi_evd_take(dofi_evd_t *evd, DAT_EVENT *event)
 	 */
 	while (evd->cq != NULL) {
 		dofi_lock_take(&evd->lock);
-		if (dofi_ring_pop(evd, event)) {
+		/* The count first: a call only when the ring holds some. */
+		if (atomic_load_explicit(&evd->count, memory_order_relaxed) &&
+		    dofi_ring_pop(evd, event)) {
 			dofi_lock_give(&evd->lock);
 			return DAT_SUCCESS;
 		}
