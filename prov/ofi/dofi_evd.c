@@ -132,17 +132,23 @@ static int dofi_ring_pop(dofi_evd_t *evd, DAT_EVENT *ev)
 	return 1;
 }
 
-/* Pop an event if the ring holds one: 1 when *ev is filled. */
-static int dofi_ring_take(dofi_evd_t *evd, DAT_EVENT *ev)
+/* Pop an event if the ring holds one: 1 when *ev is filled. The look at
+ * the count is inline: an empty dequeue passes here. */
+static __attribute__((noinline)) int dofi_ring_take_locked(dofi_evd_t *evd,
+                                                            DAT_EVENT *ev)
 {
 	int got;
 
-	if (atomic_load_explicit(&evd->count, memory_order_acquire) == 0)
-		return 0;
 	dofi_lock_take(&evd->lock);
 	got = dofi_ring_pop(evd, ev);
 	dofi_lock_give(&evd->lock);
 	return got;
+}
+
+static inline int dofi_ring_take(dofi_evd_t *evd, DAT_EVENT *ev)
+{
+	return atomic_load_explicit(&evd->count, memory_order_acquire) != 0 &&
+	       dofi_ring_take_locked(evd, ev);
 }
 
 /*
