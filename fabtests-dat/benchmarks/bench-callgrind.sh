@@ -33,9 +33,11 @@
 # counts as polling without pause, and the thread reads the CQ in its
 # stead, so a count with it says little; the wall-clock benchmarks show
 # what it costs (DAPL_OFI_PROGRESS=thread; dapl-ofi(7)). raw runs twice
-# too: as fabtests' benchmarks do (FI_THREAD_DOMAIN, the target's
-# baseline) and with --raw-thread=safe, the locking DAT's thread-safe API
-# asks of libfabric; over the second, what is left is DAT's own code.
+# too: as fabtests' benchmarks do (FI_THREAD_DOMAIN) and with
+# --raw-thread=safe, the locking DAT's thread-safe API asks of libfabric;
+# over the second, what is left is DAT's own code, and that is what the
+# target judges (DESIGN.md: counts are compared with raw at
+# FI_THREAD_SAFE). Both figures are printed.
 #
 # Usage: bench-callgrind.sh [-N ITERS] [-D IA] [-B DIR] [-p PORT] [-k]
 #                           [PROGRAM ARGS...]
@@ -208,9 +210,12 @@ BEGIN {
 	x = (lm - rm) / n / k
 	printf "per iteration: DAT %.1f, raw %.1f instructions (%d post+completion)\n",
 		lm / n, rm / n, k
-	printf "above raw with FI_THREAD_SAFE (libfabric locking as DAT asks for it): %.1f per post+completion, DAT'"'"'s own code\n", (lm - sm) / n / k
+	s = (lm - sm) / n / k
+	printf "above raw as fabtests runs it (FI_THREAD_DOMAIN): %.1f per post+completion\n", x
+	printf "above raw with FI_THREAD_SAFE (libfabric locking as DAT asks for it): %.1f per post+completion, DAT'"'"'s own code\n", s
+	# DESIGN.md: the DAT layer'"'"'s own cost, over raw at FI_THREAD_SAFE.
 	printf "target  DAT layer instructions per post+completion %.1f <= 200  %s\n",
-		x, x <= 200 ? "PASS" : "MISS"
+		s, s <= 200 ? "PASS" : "MISS"
 }'
 if [ "$((E[layer,$n2] - E[layer,$n]))" -ne "$((E[raw,$n2] - E[raw,$n]))" ] 2>/dev/null; then
 	echo "note: the modes polled empty a different number of times; the figure includes that"
