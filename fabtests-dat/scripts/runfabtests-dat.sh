@@ -370,6 +370,8 @@ nexcluded=0
 nleft=0
 
 excluded_list=()
+# "SECONDS NAME IA" of each test that ran, for the slowest list at the end.
+times_list=()
 
 # report NAME IA RESULT [LOG...]
 # A Notrun on an IA named with -D is a Fail: the test did not run where
@@ -394,6 +396,11 @@ report() {
 				"there fails unless $exclude_dir/$ia.exclude" \
 				"lists it with a reason"
 	fi
+	case $result in Pass | Fail)
+		[ "$progress_name" != "$name $ia" ] ||
+			times_list+=("$((SECONDS - progress_t0)) $name $ia")
+		;;
+	esac
 	case $result in
 	Pass) npass=$((npass + 1)); [ "$verbose" -ge 3 ] && show=1 ;;
 	Fail) nfail=$((nfail + 1)); [ "$verbose" -ge 1 ] && show=1 ;;
@@ -1236,6 +1243,15 @@ done
 for ex in "${excluded_list[@]}"; do
 	echo "# excluded: $ex"
 done
+# Where the run's time went: the slowest tests, seconds each.
+if [ ${#times_list[@]} -gt 0 ]; then
+	printf '# slowest:'
+	printf '%s\n' "${times_list[@]}" | sort -rn | head -n 8 |
+		while read -r sec tname tia; do
+			printf ' %s %s %ss;' "$tname" "$tia" "$sec"
+		done
+	echo
+fi
 echo "# $nnotrun notrun, $nexcluded excluded, $nleft left out; $SECONDS s"
 echo "$npass passed, $nfail failed, $((nnotrun + nexcluded + nleft)) skipped"
 [ "$nfail" -eq 0 ]
