@@ -558,7 +558,6 @@ typedef struct dofi_ep {
 	 */
 	_Atomic uint32_t late_posted;
 	_Atomic uint32_t late_settled;
-	_Atomic uint32_t held_n;
 	uint32_t held_head, held_tail;
 	/* A flush of requests dropped the list: hold nothing more. */
 	uint8_t held_closed;

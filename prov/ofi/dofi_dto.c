@@ -258,7 +258,6 @@ void dofi_dto_order_reset(dofi_ep_t *ep)
 	atomic_store(&ep->late_posted, 0);
 	atomic_store(&ep->late_settled, 0);
 	atomic_store(&ep->fence_mark, 0);
-	atomic_store(&ep->held_n, 0);
 	ep->held_head = ep->held_tail = DOFI_POOL_NONE;
 	ep->held_closed = 0;
 }
@@ -277,7 +276,6 @@ void dofi_dto_order_drop(dofi_ep_t *ep)
 			dofi_pool_put(&ep->req_pool, &ep->req_pool.ops[i]);
 	}
 	ep->held_head = ep->held_tail = DOFI_POOL_NONE;
-	atomic_store(&ep->held_n, 0);
 	/*
 	 * A completion read meanwhile is not held after this: the flush
 	 * takes its op and reports it. Held, the op would stay linked here
@@ -314,9 +312,6 @@ static void dofi_order_hold(dofi_ep_t *ep, dofi_op_t *op)
 		op->next = *link;
 		*link = (uint32_t)(op - pool->ops);
 	}
-	/* Then look at late_settled again (dofi_order_release): a late
-	 * completion that saw held_n still 0 released nothing. */
-	atomic_fetch_add(&ep->held_n, 1);
 }
 
 /* Queue its event on the ring, then what follows it. evd->lock held. */
@@ -387,7 +382,6 @@ static void dofi_order_release(dofi_ep_t *ep, dofi_evd_t *evd)
 		ep->held_head = op->next;
 		if (ep->held_head == DOFI_POOL_NONE)
 			ep->held_tail = DOFI_POOL_NONE;
-		atomic_fetch_sub(&ep->held_n, 1);
 		if (op->hstatus == DOFI_HSTATUS_UNPOSTED) {
 			dofi_pool_put(&ep->req_pool, op);
 		} else {
