@@ -39,7 +39,7 @@
 # target judges (DESIGN.md: counts are compared with raw at
 # FI_THREAD_SAFE). Both figures are printed.
 #
-# Usage: bench-callgrind.sh [-N ITERS] [-D IA] [-B DIR] [-p PORT] [-k]
+# Usage: bench-callgrind.sh [-N ITERS] [-D IA] [-B DIR] [-p PORT] [-k] [-w]
 #                           [PROGRAM ARGS...]
 #   -N ITERS   N (default 10000)
 #   -D IA      IA name (default ofi-tcp)
@@ -47,6 +47,9 @@
 #              directory of this script, else ./fabtests-dat/benchmarks)
 #   -p PORT    first side-channel port (default 25000)
 #   -k         keep the callgrind files
+#   -w         where DAT's instructions go: per function of the provider
+#              and the registry, its own instructions per post+completion
+#              (2N run less N run; inlined code counts in its caller)
 #   PROGRAM    default: dat_bw --loopback -t send -S 8
 # Exit status: 0 measured (whatever the figure), 1 a run failed, 2 usage,
 # 77 valgrind is not installed.
@@ -58,15 +61,17 @@ ia=ofi-tcp
 bindir=${BENCH_BINDIR:-}
 port=25000
 keep=0
+show_where=0
 tmo=600
 
-while getopts "N:D:B:p:kh" opt; do
+while getopts "N:D:B:p:kwh" opt; do
 	case $opt in
 	N) n=$OPTARG ;;
 	D) ia=$OPTARG ;;
 	B) bindir=$OPTARG ;;
 	p) port=$OPTARG ;;
 	k) keep=1 ;;
+	w) show_where=1 ;;
 	h) sed -n '/^# Usage:/,/^# Exit/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) exit 2 ;;
 	esac
@@ -144,6 +149,7 @@ measure() {
 	fi
 	env "${envs[@]}" timeout -k 5 "$tmo" "${runner[@]}" valgrind --tool=callgrind \
 		--separate-threads=yes --collect-atstart=no \
+		--compress-strings=no --compress-pos=no \
 		--toggle-collect=bench_drive \
 		--toggle-collect=bench_loopback_runs \
 		--callgrind-out-file="$work/cg.$mode.$iters.%p" \
@@ -220,4 +226,28 @@ BEGIN {
 if [ "$((E[layer,$n2] - E[layer,$n]))" -ne "$((E[raw,$n2] - E[raw,$n]))" ] 2>/dev/null; then
 	echo "note: the modes polled empty a different number of times; the figure includes that"
 fi
+# -w: the layer runs' own instructions per function of libdaplofi and
+# libdat2, the N run's subtracted from the 2N run's, per post+completion.
+if [ "$show_where" = 1 ]; then
+	echo "where DAT's instructions go (self, per post+completion):"
+	for iters in "$n" "$n2"; do
+		sign=1
+		[ "$iters" = "$n" ] && sign=-1
+		# Cost lines ("line Ir") after ob= and fn=; the line after
+		# calls= is the callee's, not this function's.
+		cat "$work"/cg.layer."$iters".* |
+			awk -v s="$sign" '
+			/^ob=/ { ob = substr($0, 4); next }
+			/^fn=/ { fn = substr($0, 4); next }
+			/^calls=/ { skip = 1; next }
+			/^[0-9]/ {
+				if (skip) { skip = 0; next }
+				if (ob ~ /libdaplofi|libdat2/) print s * $2, fn
+			}'
+	done | awk -v n="$n" -v k="$pairs_per_iter" '
+		{ a[$2] += $1 }
+		END { for (f in a) if (a[f] / n / k >= 0.5)
+			printf "%10.1f  %s\n", a[f] / n / k, f }' | sort -rn
+fi
 exit 0
+
