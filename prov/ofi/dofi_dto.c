@@ -396,7 +396,7 @@ static void dofi_order_release(dofi_ep_t *ep, dofi_evd_t *evd)
 				                posted);
 		}
 		if (late)
-			atomic_fetch_add(&ep->late_settled, 1);
+			dofi_order_settle(ep);
 	}
 }
 
@@ -444,7 +444,7 @@ int dofi_dto_order(dofi_op_t *op, int err, DAT_SEG_LENGTH len, dofi_evd_t *evd)
 			dofi_order_late_report(ep, op, evd,
 			                       dofi_order_status(op, err), len,
 			                       posted);
-			atomic_fetch_add(&ep->late_settled, 1);
+			dofi_order_settle(ep);
 			dofi_order_release(ep, evd);
 		}
 	} else if (!ep->held_closed && atomic_load(&op->posted)) {

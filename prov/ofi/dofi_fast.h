@@ -360,22 +360,23 @@ static inline int dofi_order_due(const dofi_op_t *op)
  * A late request in its turn, with nothing held behind it: the common
  * case where every request is late (traits->late_order ALL). Reported
  * as any completion, into the caller's event, then counted settled;
- * dofi_dto_order would queue the event on the ring for the dequeue to
- * take back. Standard requests only. evd->lock held, as for every
- * writer of late_settled and of the held list.
+ * dofi_dto_order, whose first branch is this case with the ring, would
+ * queue the event for the dequeue to take back. Standard requests only
+ * (a receive is never late). evd->lock held, as for every writer of
+ * late_settled and of the held list.
  */
 static inline int dofi_order_alone(const dofi_op_t *op)
 {
 	const dofi_ep_t *ep = op->ep;
 
-	return op->late && op->type != DOFI_OP_RECV &&
-	       op->type <= DOFI_OP_READ &&
+	return op->late && op->type <= DOFI_OP_READ &&
 	       op->wait == atomic_load_explicit(&ep->late_settled,
 	                                        memory_order_relaxed) &&
 	       ep->held_head == DOFI_POOL_NONE;
 }
 
-/* One more late request reported in its turn (dofi_order_alone). */
+/* One more late request reported in its turn. Its only writer: every
+ * caller holds the request EVD's lock, so a load and a store do. */
 static inline void dofi_order_settle(dofi_ep_t *ep)
 {
 	atomic_store_explicit(
