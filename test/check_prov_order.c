@@ -213,37 +213,39 @@ static void ring_take(void)
 /*
  * The fabric completes op (err 0) or fails it (an FI_E* value), read by a
  * dequeue or a CQ drain: both hold the EVD's lock from the read until the
- * event is on the ring or handed back.
+ * event is on the ring or handed back. What dofi_dto_complete(_err)
+ * returned, its event in *ev (0: filled); push: put that event on the
+ * ring, as a drain does, under the same hold of the lock.
  */
-static void complete(dofi_op_t *op, int err)
+static int complete_as(dofi_op_t *op, int err, DAT_EVENT *ev, int push)
 {
 	struct fi_cq_data_entry e = {.op_context = op, .len = op->len};
 	struct fi_cq_err_entry ee = {.op_context = op, .err = err};
-	DAT_EVENT ev;
-	int r;
-
-	memset(&ev, 0, sizeof(ev));
-	dofi_lock_take(&F.evd->lock);
-	r = err ? dofi_dto_complete_err(&ee, &ev, F.evd)
-	        : dofi_dto_complete(&e, &ev, F.evd);
-	if (r == 0)
-		ck_assert_int_eq(dofi_evd_push_locked(F.evd, &ev), DOF_OK);
-	dofi_lock_give(&F.evd->lock);
-	ring_take();
-}
-
-/* As complete(op, 0), but what dofi_dto_complete returned, with its event
- * in *ev; the ring is left alone. */
-static int complete_direct(dofi_op_t *op, DAT_EVENT *ev)
-{
-	struct fi_cq_data_entry e = {.op_context = op, .len = op->len};
 	int r;
 
 	memset(ev, 0, sizeof(*ev));
 	dofi_lock_take(&F.evd->lock);
-	r = dofi_dto_complete(&e, ev, F.evd);
+	r = err ? dofi_dto_complete_err(&ee, ev, F.evd)
+	        : dofi_dto_complete(&e, ev, F.evd);
+	if (r == 0 && push)
+		ck_assert_int_eq(dofi_evd_push_locked(F.evd, ev), DOF_OK);
 	dofi_lock_give(&F.evd->lock);
 	return r;
+}
+
+/* As a drain: the event on the ring, then all of the ring to F.out. */
+static void complete(dofi_op_t *op, int err)
+{
+	DAT_EVENT ev;
+
+	(void)complete_as(op, err, &ev, 1);
+	ring_take();
+}
+
+/* As a dequeue: what came back, the ring left alone. */
+static int complete_direct(dofi_op_t *op, DAT_EVENT *ev)
+{
+	return complete_as(op, 0, ev, 0);
 }
 
 static void out_is(uint32_t i, uint64_t cookie, DAT_DTO_COMPLETION_STATUS st)
