@@ -318,7 +318,8 @@ test_job() {
 	# RDMA in one process and between two (dat_dto, dat_msg, dat_rdma), a
 	# waiter woken from another thread (dat_evd), and CM load (dat_cm,
 	# dat_many_eps). A report fails its test (exitcode) and the stage (the
-	# logs are searched as well). test/tsan.supp holds libfabric's own.
+	# logs are searched as well). test/tsan.supp holds libfabric's own,
+	# and the link watch's scan of every descriptor (see there).
 	log "sanitizers: threaded tests under ThreadSanitizer (ofi-tcp and ofi-sockets)"
 	local tsan_logs="$build/tsan.logs"
 	rm -rf "$tsan_logs"
