@@ -399,6 +399,39 @@ static void check_progress_thread(struct ft_ia *ia, int before)
 	ft_mr_free(&local);
 }
 
+/*
+ * An IA opened with the consumer's async EVD (one of another IA's) uses
+ * it; a handle that is no async EVD is refused before anything opens.
+ */
+static void check_given_async_evd(struct ft_ia *a)
+{
+	DAT_EVD_HANDLE shared = DAT_HANDLE_NULL, dto = DAT_HANDLE_NULL;
+	DAT_EVD_HANDLE given, got = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE c = DAT_HANDLE_NULL;
+	DAT_IA_ATTR attr;
+
+	FT_DAT_OK(ft_evd_create(a, 8, DAT_EVD_ASYNC_FLAG, &shared));
+	FT_DAT_OK(ft_evd_create(a, 8, DAT_EVD_DTO_FLAG, &dto));
+	given = dto;
+	FT_DAT_EXPECT(dat_ia_open((DAT_NAME_PTR)ft_opts.ia_name, 8, &given, &c),
+	              DAT_INVALID_HANDLE);
+	FT_CHECK(c == DAT_HANDLE_NULL && given == dto,
+	         "a refused open leaves its outputs alone");
+	given = shared;
+	if (FT_DAT_CHECK(dat_ia_open((DAT_NAME_PTR)ft_opts.ia_name, 8, &given,
+	                             &c)) == DAT_SUCCESS) {
+		FT_CHECK(given == shared, "the given async EVD handle is kept");
+		FT_DAT_CHECK(dat_ia_query(c, &got, DAT_IA_FIELD_IA_ADDRESS_PTR,
+		                          &attr, 0, NULL));
+		FT_CHECK(got == shared,
+		         "dat_ia_query gives the async EVD the open was given");
+		FT_DAT_EXPECT(dat_evd_free(shared), DAT_INVALID_STATE);
+		FT_DAT_CHECK(dat_ia_close(c, DAT_CLOSE_GRACEFUL_FLAG));
+	}
+	FT_DAT_CHECK(dat_evd_free(dto));
+	FT_DAT_CHECK(dat_evd_free(shared));
+}
+
 static void check_two_opens(void)
 {
 	struct ft_ia a, b;
@@ -412,6 +445,7 @@ static void check_two_opens(void)
 	                 b.attr.ia_address_ptr->sa_family == AF_INET,
 	         "second IA address is AF_INET");
 	ft_ia_close(&b);
+	check_given_async_evd(&a);
 	/* The first IA is untouched by the second's close. */
 	FT_DAT_CHECK(dat_ia_query(a.ia, NULL, DAT_IA_FIELD_IA_ADDRESS_PTR,
 	                          &a.attr, 0, NULL));

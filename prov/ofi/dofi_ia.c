@@ -457,6 +457,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 {
 	struct fi_info *hints, *info = NULL;
 	const dofi_cm_ops_t *cm_ops;
+	dofi_evd_t *given = NULL;
 	dofi_prov_t *p;
 	dofi_ia_t *ia;
 	DAT_RETURN ret;
@@ -466,6 +467,23 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		return DAT_ERROR(DAT_INVALID_PARAMETER, 0);
 	if (qlen < 0)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	/*
+	 * The consumer's async EVD is checked before anything is opened: a
+	 * bad handle costs no fabric, domain or socket, and nothing of the
+	 * library runs beyond this check.
+	 */
+	if (*async_evd != DAT_HANDLE_NULL) {
+		given = dofi_obj_get(*async_evd, DOFI_OBJ_EVD, __func__);
+		if (given == NULL || !(given->flags & DAT_EVD_ASYNC_FLAG)) {
+			if (given != NULL)
+				dof_warn(DOFI_LOG,
+				         "dat_ia_open: EVD %p was not created "
+				         "with DAT_EVD_ASYNC_FLAG",
+				         (void *)given);
+			return DAT_ERROR(DAT_INVALID_HANDLE,
+			                 DAT_INVALID_HANDLE_EVD_ASYNC);
+		}
+	}
 	p = dofi_prov_find(name);
 	if (p == NULL)
 		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
@@ -631,7 +649,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		ia->cm_data_size = 256 + DOFI_CM_HDR_SIZE;
 	dofi_ia_fill_attrs(ia);
 
-	if (*async_evd == DAT_HANDLE_NULL) {
+	if (given == NULL) {
 		ia->async_evd = dofi_evd_internal_create(
 		        ia, qlen > 8 ? qlen : 8, DAT_EVD_ASYNC_FLAG);
 		if (ia->async_evd == NULL) {
@@ -641,16 +659,8 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		}
 		ia->async_evd_ours = 1;
 	} else {
-		dofi_evd_t *evd =
-		        dofi_obj_get(*async_evd, DOFI_OBJ_EVD, __func__);
-
-		if (evd == NULL || !(evd->flags & DAT_EVD_ASYNC_FLAG)) {
-			ret = DAT_ERROR(DAT_INVALID_HANDLE,
-			                DAT_INVALID_HANDLE_EVD_ASYNC);
-			goto err_close;
-		}
-		ia->async_evd = evd;
-		atomic_fetch_add(&evd->nref, 1);
+		ia->async_evd = given;
+		atomic_fetch_add(&given->nref, 1);
 	}
 
 	ia->progress_mode = dofi_progress_mode(info->fabric_attr->prov_name);
