@@ -12,7 +12,9 @@
  * them and exit(1), which would hide a crash). The parent requires that
  * the child exits normally and that the call returned a
  * DAT_INVALID_HANDLE class code (or the class the call documents for
- * that argument). Single process, one IA.
+ * that argument). A child still in its call after 10 s stops itself; the
+ * parent logs the child's backtrace (gdb, where installed) and fails the
+ * call. Single process, one IA.
  */
 #include "config.h"
 
@@ -21,6 +23,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -791,10 +794,34 @@ static bool show_logs;
 
 enum outcome { OK, CRASHED, WRONG };
 
+/* A child still in its call after 10 s stops itself, for a backtrace. */
+static void hang_stop(int sig)
+{
+	(void)sig;
+	raise(SIGSTOP);
+}
+
+/* The stopped child's threads, as gdb shows them, into the log. */
+static void hang_backtrace(pid_t pid)
+{
+	char cmd[256];
+
+	fflush(stdout);
+	fflush(stderr);
+	snprintf(cmd, sizeof(cmd),
+	         "command -v gdb >/dev/null 2>&1 || "
+	         "{ echo '    (no gdb here for a backtrace)'; exit 0; }; "
+	         "timeout 60 gdb -q -batch -nx -p %d "
+	         "-ex 'thread apply all bt' 2>&1 | sed 's/^/    /'",
+	         (int)pid);
+	if (system(cmd) != 0)
+		printf("    (the backtrace failed)\n");
+	fflush(stdout);
+}
+
 static enum outcome run_one(const struct call *c, int arg, const struct bad *b)
 {
-	static const int sigs[] = {SIGSEGV, SIGBUS, SIGABRT,
-	                           SIGILL,  SIGFPE, SIGALRM};
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE};
 	DAT_HANDLE h[MAXH];
 	DAT_RETURN ret;
 	size_t s;
@@ -812,6 +839,7 @@ static enum outcome run_one(const struct call *c, int arg, const struct bad *b)
 		/* Crashes must kill the child, whoever caught them before. */
 		for (s = 0; s < sizeof(sigs) / sizeof(sigs[0]); s++)
 			signal(sigs[s], SIG_DFL);
+		signal(SIGALRM, hang_stop);
 		alarm(10);
 		if (!show_logs) {
 			int fd = open("/dev/null", O_WRONLY);
@@ -822,8 +850,20 @@ static enum outcome run_one(const struct call *c, int arg, const struct bad *b)
 		*shared_ret = c->fn(h);
 		_exit(0);
 	}
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	while (waitpid(pid, &st, WUNTRACED) < 0 && errno == EINTR)
 		;
+	if (WIFSTOPPED(st)) {
+		FT_CHECK(false,
+		         "%s, handle %d (%s) = %s: the child was still in the "
+		         "call after 10 s; its threads:",
+		         c->name, arg + 1, type_name[c->arg[arg].type],
+		         b->what);
+		hang_backtrace(pid);
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		return CRASHED;
+	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		FT_CHECK(false, "%s, handle %d (%s) = %s: the child %s %d",
 		         c->name, arg + 1, type_name[c->arg[arg].type], b->what,
@@ -1046,8 +1086,8 @@ int main(int argc, char **argv)
 	printf("dat_badhandle %s: %ld calls with bad handles, %ld crashed, "
 	       "%ld wrong returns\n",
 	       ft_opts.ia_name, calls_made, crashes, wrong);
-	FT_CHECK(crashes == 0, "no call crashed (%ld of %ld did)", crashes,
-	         calls_made);
+	FT_CHECK(crashes == 0, "no call crashed or hung (%ld of %ld did)",
+	         crashes, calls_made);
 	FT_CHECK(wrong == 0,
 	         "every call returned DAT_INVALID_HANDLE (%ld did "
 	         "not)",
