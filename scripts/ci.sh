@@ -100,21 +100,48 @@ flag() {
 	failed_list+=("$*")
 }
 
-# flag_runner OUT: keep the runner's failed tests ("<test> <ia>: Fail").
+# The end of a run is what a reader sees first: each failed runner test
+# is listed there with the lines of its logs that say why.
+why_list=()
+
+# why_lines LOGDIR TEST IA: the FAIL lines of TEST's logs on IA, each with
+# what follows it (a backtrace), or the logs' last lines when none has
+# one; at most 40 lines, each cut at 300 characters.
+why_lines() {
+	local f out=''
+	for f in "$1/$2.$3".*log; do
+		[ -f "$f" ] || continue
+		out+=$(grep -h -A 24 -m 3 -E '^(FAIL|NOTRUN): ' "$f" |
+			sed "s|^|${f##*/}: |")$'\n'
+	done
+	if [ -z "${out//$'\n'/}" ]; then
+		for f in "$1/$2.$3".*log; do
+			[ -f "$f" ] || continue
+			out+=$(tail -n 6 "$f" | sed "s|^|${f##*/}: |")$'\n'
+		done
+	fi
+	printf '%s' "$out" | grep -v '^$' | head -n 40 | cut -c 1-300
+}
+
+# flag_runner OUT [LOGDIR]: keep the runner's failed tests ("<test> <ia>:
+# Fail"), and from LOGDIR the lines that say why.
 flag_runner() {
-	local line
+	local line t
 	while IFS= read -r line; do
-		failed_list+=("${line%: Fail}")
+		t=${line%: Fail}
+		failed_list+=("$t")
+		[ -n "${2:-}" ] || continue
+		why_list+=("== $t" "$(why_lines "$2" "${t% *}" "${t#* }")")
 	done < <(grep -E '^[^ ]+ [^ ]+: Fail$' "$1" 2>/dev/null || true)
 }
 
-# count_runner OUT WHAT: add a conformance run's counts (its last line,
-# in OUT) to test_job's pass, fail and skip, and keep its failed tests;
-# no summary line is a failure of WHAT.
+# count_runner OUT WHAT [LOGDIR]: add a conformance run's counts (its last
+# line, in OUT) to test_job's pass, fail and skip, and keep its failed
+# tests; no summary line is a failure of WHAT.
 count_runner() {
 	local r_pass='' r_fail='' r_skip=''
 	read -r r_pass r_fail r_skip < <(runner_summary "$1") || true
-	flag_runner "$1"
+	flag_runner "$1" "${3:-}"
 	if [ -z "${r_pass:-}" ]; then
 		flag "$2 printed no summary"
 		fail=$((fail + 1))
@@ -278,7 +305,8 @@ test_job() {
 		-L "$build/fabtests-dat.logs" | tee "$ft_out" || true
 	# Its skipped count is the excluded tests: with -D, a test that does
 	# not run fails unless an exclude file lists it with a reason.
-	count_runner "$ft_out" "the conformance runner"
+	count_runner "$ft_out" "the conformance runner" \
+		"$build/fabtests-dat.logs"
 
 	# RDM fabrics through dapl-ofi's own connection backend: tcp;ofi_rxm,
 	# shm and udp;ofi_rxd, each with every test but the ones
@@ -291,7 +319,8 @@ test_job() {
 			--loopback -D "$rdm_ia" -g all -d 20 -T 180 -v \
 			-S "$(rdm_left_out_of "$rdm_ia")" \
 			-L "$build/fabtests-dat-$rdm_ia.logs" | tee "$rdm_out" || true
-		count_runner "$rdm_out" "the $rdm_ia conformance runner"
+		count_runner "$rdm_out" "the $rdm_ia conformance runner" \
+			"$build/fabtests-dat-$rdm_ia.logs"
 	done
 
 	# The soaks run 20 s under ASan: the MSG run has the longer ones.
@@ -400,6 +429,12 @@ test_job() {
 	fi
 	echo
 	local f
+	if [ ${#why_list[@]} -gt 0 ]; then
+		echo "# why the runners' failed tests failed (from their logs):"
+		for f in "${why_list[@]}"; do
+			printf '%s\n' "$f" | sed 's/^/#   /'
+		done
+	fi
 	for f in "${failed_list[@]}"; do
 		echo "# failed: $f"
 	done
