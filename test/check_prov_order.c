@@ -8,7 +8,10 @@
  * fed back in any order through the real completion code
  * (dofi_dto_complete, dofi_dto_complete_err), both as the consumer's
  * dequeue (no lock) and as the CQ drain (EVD lock held) call it. What
- * comes out must be in posting order. No network, no libfabric call.
+ * comes out must be in posting order. Also the CM's second look at an
+ * ended EP (dofi_cm_settle_raced, through the EP's timer and a fake
+ * backend): requests that reached the fabric after the end are flushed
+ * once. No network, no libfabric call.
  */
 #include "config.h"
 
@@ -19,6 +22,7 @@
 
 #include "check_tests.h"
 #include "dofi.h"
+#include "dofi_cm.h"
 #include "dofi_fast.h"
 
 #define MAXPOST 64
@@ -576,6 +580,79 @@ START_TEST(order_drop_then_flush)
 }
 END_TEST
 
+/* The fake's connection backend: no state and no timers of its own. */
+static dof_status_t fake_ep_init(dofi_ep_t *ep)
+{
+	(void)ep;
+	return DOF_OK;
+}
+
+static uint64_t fake_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
+{
+	(void)ep, (void)now;
+	*poll = 0;
+	return UINT64_MAX;
+}
+
+static const struct dofi_cm_ops fake_cm_ops = {
+        .name = "fake",
+        .ep_init = fake_ep_init,
+        .ep_timers = fake_ep_timers,
+};
+
+/* The EP's CM timer fires at now, as the IA's timers run it. */
+static void fire_ep_timer(uint64_t now)
+{
+	pthread_mutex_lock(&F.ia->lock);
+	F.ep->timer.fire(&F.ep->timer, now);
+	pthread_mutex_unlock(&F.ia->lock);
+}
+
+/*
+ * Posts that read CONNECTED just before the connection's end reach the
+ * fabric after the end flushed the requests (which found none). The CM
+ * looks again DOFI_RACE_NS after the end (dofi_cm_settle_raced, on the
+ * EP's timer): not before race_at, then it reports both flushed, in
+ * posting order. The fabric's own late entries for them find nothing to
+ * report: each completes once.
+ */
+START_TEST(raced_requests_flushed_by_look)
+{
+	dofi_op_t *op[2];
+	uint64_t now;
+
+	fake_setup(DOFI_ORDER_NONE, 0);
+	F.ia->cm_ops = &fake_cm_ops;
+	F.ia->stop_fd = -1;
+	pthread_mutex_init(&F.ia->lock, NULL);
+	dofi_timers_init(&F.ia->timers);
+	dofi_list_init(&F.ia->watch);
+	ck_assert_int_eq(dofi_cm_ep_init(F.ep), DOF_OK);
+	op[0] = post(DOFI_OP_SEND, 0, 0);
+	op[1] = post(DOFI_OP_WRITE, 1, 0);
+	atomic_store(&F.ep->state, DAT_EP_STATE_DISCONNECTED);
+	now = dofi_now_ns();
+	F.ep->race_at = now + 1000000;
+	fire_ep_timer(now);
+	ring_take();
+	ck_assert_uint_eq(F.nout, 0);
+	ck_assert_uint_eq(dofi_pool_used(&F.ep->req_pool), 2);
+	fire_ep_timer(F.ep->race_at);
+	ring_take();
+	ck_assert_uint_eq(F.ep->race_at, 0);
+	ck_assert_uint_eq(F.nout, 2);
+	out_is(0, 0, DAT_DTO_ERR_FLUSHED);
+	out_is(1, 1, DAT_DTO_ERR_FLUSHED);
+	ck_assert_uint_eq(dofi_pool_used(&F.ep->req_pool), 0);
+	complete(op[0], FI_ECANCELED);
+	complete(op[1], 0);
+	ck_assert_uint_eq(F.nout, 2);
+	dofi_timers_fini(&F.ia->timers);
+	pthread_mutex_destroy(&F.ia->lock);
+	fake_teardown();
+}
+END_TEST
+
 /*
  * An order a fabric may complete ops[0..n) (posted in that order) in,
  * into out. sockets (every op late): any. tcp (DOFI_ORDER_LATE): the
@@ -902,6 +979,7 @@ Suite *check_prov_order_suite(void)
 	tcase_add_test(tc, order_other_errors_keep_status);
 	tcase_add_test(tc, order_refused_late_post);
 	tcase_add_test(tc, order_drop_then_flush);
+	tcase_add_test(tc, raced_requests_flushed_by_look);
 	tcase_add_test(tc, order_random_tcp);
 	tcase_add_test(tc, order_random_sockets);
 	tcase_add_test(tc, order_dequeue_beside_drain);
