@@ -278,6 +278,9 @@ typedef struct dofi_evd {
 	int enabled;
 	int waitable;
 	int overflowed;
+	/* Until when its waits nap short (ia->wait_hot_ns); the one
+	 * waiter's (dofi_evd_wait). */
+	uint64_t wait_hot_until;
 	dofi_cno_t *cno;
 	_Atomic int nref; /* EPs, PSPs, RSPs using it */
 	/*
@@ -898,6 +901,10 @@ typedef struct dofi_ia {
 	/* The least transmit queue of its endpoints (traits->tx_window_room,
 	 * dofi_ia_tx_size_min); 0: the consumer's max_request_dtos. */
 	size_t tx_size_min;
+	/* DAPL_OFI_WAIT_HOT in ns (0: off): how long after a wait returned
+	 * an event the EVD's waits nap short where the fabric has no fd
+	 * (dofi_evd_block). */
+	uint64_t wait_hot_ns;
 	/* What requests wait for before they are posted (DOFI_FENCE_*,
 	 * dofi_dto_fence), and traits->late_order, raised to DOFI_ORDER_LATE
 	 * where a fence needs it: read once per post (dofi_fast.h). */

@@ -988,13 +988,21 @@ static int dofi_arm_slice(int arm, int ms, int *busy)
 }
 
 /*
+ * A nap of a wait that returned an event not long ago (DAPL_OFI_WAIT_HOT,
+ * ia->wait_hot_ns): a large message on rxm moves a segment or two at
+ * each read of its queue, so both ends' naps set its pace.
+ */
+#define DOFI_WAIT_HOT_NAP_US 20
+
+/*
  * poll() for up to ms; a nap over CQs without an fd (arm has
- * DOFI_ARM_NAP) lasts ia->traits->nap_us where the fabric sets it.
+ * DOFI_ARM_NAP) lasts ia->traits->nap_us where the fabric sets it, and
+ * DOFI_WAIT_HOT_NAP_US when hot.
  */
 static int dofi_wait_poll(dofi_ia_t *ia, struct pollfd *fds, int nfds, int ms,
-                          int arm)
+                          int arm, int hot)
 {
-	long us = ia->traits->nap_us;
+	long us = hot ? DOFI_WAIT_HOT_NAP_US : ia->traits->nap_us;
 
 	if ((arm & DOFI_ARM_NAP) && us > 0 && ms > 0 && us < ms * 1000L) {
 		struct timespec ts = {.tv_sec = 0, .tv_nsec = us * 1000L};
@@ -1011,7 +1019,7 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms, int *busy)
 {
 	dofi_ia_t *ia = evd->obj.ia;
 	struct pollfd fds[DOFI_BLOCK_FDS];
-	int nfds = 1, ready = 0, arm = 0;
+	int nfds = 1, ready = 0, arm = 0, hot;
 	int slice = ms;
 
 	fds[0].fd = evd->efd;
@@ -1043,7 +1051,9 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms, int *busy)
 		slice = ms;
 	if (ready)
 		slice = 0; /* connection events to read first */
-	if (slice != 0 && dofi_wait_poll(ia, fds, nfds, slice, arm) > 0 &&
+	hot = ia->wait_hot_ns != 0 && (arm & DOFI_ARM_NAP) &&
+	      dofi_now_ns() < evd->wait_hot_until;
+	if (slice != 0 && dofi_wait_poll(ia, fds, nfds, slice, arm, hot) > 0 &&
 	    (fds[0].revents & POLLIN))
 		dofi_efd_drain(evd->efd);
 }
@@ -1095,6 +1105,9 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 			if (nmore)
 				*nmore = (DAT_COUNT)(count - 1);
 			dofi_lock_give(&evd->lock);
+			if (evd->obj.ia->wait_hot_ns != 0)
+				evd->wait_hot_until = dofi_now_ns() +
+				                      evd->obj.ia->wait_hot_ns;
 			ret = DAT_SUCCESS;
 			break;
 		}
@@ -1403,7 +1416,8 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
 		slice = dofi_arm_slice(retry, DOFI_WAIT_SLICE_MS * 10, &busy);
 		if (ms >= 0 && ms < slice)
 			slice = ms;
-		if (dofi_wait_poll(cno->obj.ia, fds, nfds, slice, retry) > 0 &&
+		if (dofi_wait_poll(cno->obj.ia, fds, nfds, slice, retry, 0) >
+		            0 &&
 		    (fds[0].revents & POLLIN))
 			dofi_efd_drain(cno->efd);
 	}

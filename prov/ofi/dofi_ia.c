@@ -297,6 +297,31 @@ static dofi_progress_mode_t dofi_progress_mode(const char *fi_prov)
 }
 
 /*
+ * DAPL_OFI_WAIT_HOT: after a wait returned an event, the EVD's waits nap
+ * DOFI_WAIT_HOT_NAP_US instead of the fabric's usual nap for this long,
+ * where the fabric's queue has no fd to sleep on (tcp with rxm, shm, udp
+ * with rxd); 0 (the default) turns it off. A duration as
+ * DAPL_OFI_LINK_TIMEOUT takes it ("500ms", "2s", ms without a unit).
+ * In ns.
+ */
+static uint64_t dofi_wait_hot_ns(const char *ia_name)
+{
+	const char *env = getenv("DAPL_OFI_WAIT_HOT");
+	uint64_t ms = 0;
+
+	if (env == NULL || *env == '\0')
+		return 0;
+	if (dofi_duration_ms(env, &ms) != DOF_OK) {
+		dof_warn(DOFI_LOG,
+		         "IA '%s': DAPL_OFI_WAIT_HOT='%s' is not a duration "
+		         "(ms, or with s or ms); off",
+		         ia_name, env);
+		return 0;
+	}
+	return ms * 1000000ull;
+}
+
+/*
  * RDMA Write completion level. On InfiniBand and iWARP a write completes
  * once the target acknowledged it, so a refused write (no right, out of
  * range, revoked RMR) completes in error. libfabric tcp completes a write
@@ -664,6 +689,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	}
 
 	ia->progress_mode = dofi_progress_mode(info->fabric_attr->prov_name);
+	ia->wait_hot_ns = dofi_wait_hot_ns(name);
 	if (dofi_progress_start(ia) != DOF_OK) {
 		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, 0);
 		goto err_close;
