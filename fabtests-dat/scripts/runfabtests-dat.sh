@@ -579,7 +579,7 @@ run_unopened() {
 }
 
 # ---- the functional group ----------------------------------------------------------
-single_tests="dat_ia dat_mem dat_evd dat_cm dat_dto dat_protect dat_many_eps
+single_tests="dat_ia dat_mem dat_evd dat_evd_hot dat_cm dat_dto dat_protect dat_many_eps
 	dat_threads dat_unreach dat_soak_kill dat_hostile dat_linkloss
 	dat_badhandle dat_ext dat_srq dat_saw dat_rdm_liar"
 cs_tests="dat_msg dat_graceful dat_rdma dat_soak"
@@ -642,7 +642,11 @@ run_functional() {
 			*ofi_rxm*) rxm_whole_messages "$ia" wrap ;;
 			esac
 		fi
-		bin="$bindir/${t%_kill}"
+		# dat_evd_hot: dat_evd with DAPL_OFI_WAIT_HOT=1s, the short
+		# naps of a wait after an event on the fabrics with no fd.
+		[ "$t" = dat_evd_hot ] && wrap=(env DAPL_OFI_WAIT_HOT=1s)
+		bin=$bindir/${t%_kill}
+		bin=${bin%_hot}
 		out="$logdir/$t.$ia"
 		if [ ! -x "$bin" ]; then
 			echo "$bin: not built" >"$out.log"
