@@ -219,6 +219,9 @@ typedef struct dofi_cno {
 	int nref;
 	int waiters;
 	int fd_proxy; /* dat_cno_fd_create: efd is the consumer's fd */
+	/* Until when its waits nap short (ia->wait_hot_ns); any waiter's,
+	 * relaxed atomics (dofi_cno_wait). */
+	uint64_t wait_hot_until;
 } dofi_cno_t;
 
 /*

@@ -1382,10 +1382,12 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
 	dofi_cno_t *cno = dofi_obj_get(h, DOFI_OBJ_CNO, __func__);
 	uint64_t deadline = 0;
 	DAT_RETURN ret;
+	dofi_ia_t *ia;
 	int busy = 0;
 
 	if (cno == NULL)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
+	ia = cno->obj.ia;
 	if (evd_out == NULL)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (timeout != DAT_TIMEOUT_INFINITE)
@@ -1396,13 +1398,18 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
 	for (;;) {
 		struct pollfd fds[16];
 		dofi_evd_t *ready;
-		int nfds, ms, slice, retry;
+		int nfds, ms, slice, retry, hot;
 
 		fds[0].fd = cno->efd;
 		fds[0].events = POLLIN;
 		ready = dofi_cno_ready(cno, fds, &nfds, 16, &retry);
 		if (ready != NULL) {
 			*evd_out = (DAT_EVD_HANDLE)ready;
+			if (ia->wait_hot_ns != 0)
+				__atomic_store_n(&cno->wait_hot_until,
+				                 dofi_now_ns() +
+				                         ia->wait_hot_ns,
+				                 __ATOMIC_RELAXED);
 			ret = DAT_SUCCESS;
 			break;
 		}
@@ -1416,8 +1423,10 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
 		slice = dofi_arm_slice(retry, DOFI_WAIT_SLICE_MS * 10, &busy);
 		if (ms >= 0 && ms < slice)
 			slice = ms;
-		if (dofi_wait_poll(cno->obj.ia, fds, nfds, slice, retry, 0) >
-		            0 &&
+		hot = ia->wait_hot_ns != 0 && (retry & DOFI_ARM_NAP) &&
+		      dofi_now_ns() < __atomic_load_n(&cno->wait_hot_until,
+		                                      __ATOMIC_RELAXED);
+		if (dofi_wait_poll(ia, fds, nfds, slice, retry, hot) > 0 &&
 		    (fds[0].revents & POLLIN))
 			dofi_efd_drain(cno->efd);
 	}
