@@ -715,6 +715,8 @@ err_fi:
 err_close:
 	if (ia->async_evd_ours)
 		dofi_evd_destroy(ia->async_evd);
+	else if (ia->async_evd != NULL)
+		atomic_fetch_sub(&ia->async_evd->nref, 1); /* the consumer's */
 	dofi_cm_ia_close(ia);
 	dofi_dom_close(&ia->dom0);
 	if (ia->fabric)
