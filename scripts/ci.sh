@@ -104,14 +104,16 @@ flag() {
 # is listed there with the lines of its logs that say why.
 why_list=()
 
-# why_lines LOGDIR TEST IA: the FAIL lines of TEST's logs on IA, each with
-# what follows it (a backtrace), or the logs' last lines when none has
-# one; at most 40 lines, each cut at 300 characters.
+# why_lines LOGDIR TEST IA: the FAIL lines of TEST's logs on IA, and a
+# sanitizer's first lines of a report, each with what follows it (a
+# backtrace), or the logs' last lines when none has one; at most 40
+# lines, each cut at 300 characters.
 why_lines() {
 	local f out=''
+	local what='^(FAIL|NOTRUN): |^WARNING: ThreadSanitizer|^==[0-9]+==ERROR: |runtime error: '
 	for f in "$1/$2.$3".*log; do
 		[ -f "$f" ] || continue
-		out+=$(grep -h -A 24 -m 3 -E '^(FAIL|NOTRUN): ' "$f" |
+		out+=$(grep -h -A 24 -m 3 -E "$what" "$f" |
 			sed "s|^|${f##*/}: |")$'\n'
 	done
 	if [ -z "${out//$'\n'/}" ]; then
@@ -123,16 +125,28 @@ why_lines() {
 	printf '%s' "$out" | grep -v '^$' | head -n 40 | cut -c 1-300
 }
 
+# failed_in OUT: the runner's failed tests in OUT, "<test> <ia>" a line.
+failed_in() {
+	sed -n -E 's/^([^ ]+ [^ ]+): Fail$/\1/p' "$1" 2>/dev/null || true
+}
+
+# why_runner OUT LOGDIR [STAGE]: keep, for each failed test in OUT, the
+# lines of its logs in LOGDIR that say why (named after STAGE, if given).
+why_runner() {
+	local t
+	while IFS= read -r t; do
+		why_list+=("== ${3:+$3: }$t" "$(why_lines "$2" "${t% *}" "${t#* }")")
+	done < <(failed_in "$1")
+}
+
 # flag_runner OUT [LOGDIR]: keep the runner's failed tests ("<test> <ia>:
 # Fail"), and from LOGDIR the lines that say why.
 flag_runner() {
-	local line t
-	while IFS= read -r line; do
-		t=${line%: Fail}
+	local t
+	while IFS= read -r t; do
 		failed_list+=("$t")
-		[ -n "${2:-}" ] || continue
-		why_list+=("== $t" "$(why_lines "$2" "${t% *}" "${t#* }")")
-	done < <(grep -E '^[^ ]+ [^ ]+: Fail$' "$1" 2>/dev/null || true)
+	done < <(failed_in "$1")
+	[ -z "${2:-}" ] || why_runner "$1" "$2"
 }
 
 # count_runner OUT WHAT [LOGDIR]: add a conformance run's counts (its last
@@ -325,6 +339,7 @@ test_job() {
 
 	# The soaks run 20 s under ASan: the MSG run has the longer ones.
 	log "sanitizers: unit and functional tests under ASan+UBSan"
+	rm -rf "$build/asan.logs"
 	if build "$top/build-asan" \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 		LDFLAGS="-fsanitize=address,undefined" &&
@@ -335,11 +350,13 @@ test_job() {
 		 grep -q '^PASS test/check_prov' test/check_prov.log) &&
 		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 		BUILDDIR="$top/build-asan" bash "$top/fabtests-dat/scripts/runfabtests-dat.sh" \
-			--loopback -D ofi-tcp -d 20 -T 300 -v | tee "$build/asan.out" &&
+			--loopback -D ofi-tcp -d 20 -T 300 -v -L "$build/asan.logs" |
+		tee "$build/asan.out" &&
 		runner_summary "$build/asan.out" | grep -qE '^[0-9]+ 0 [0-9]+$'; then
 		pass=$((pass + 1)); echo "ok: ASan+UBSan unit and functional runs"
 	else
 		fail=$((fail + 1)); flag "ASan+UBSan runs"
+		why_runner "$build/asan.out" "$build/asan.logs" ASan
 	fi
 
 	# The threaded paths under ThreadSanitizer: T threads posting on shared
@@ -368,6 +385,7 @@ test_job() {
 		grep -h '^SUMMARY: ThreadSanitizer' "$tsan_logs"/*.log 2>/dev/null |
 			sort | uniq -c || true
 		flag "ThreadSanitizer runs (reports in $tsan_logs)"
+		why_runner "$build/tsan.out" "$tsan_logs" TSan
 	fi
 
 	# 50 whole IA lifecycles (test/ia_cycles: PZ, EVDs, EP and LMR made
