@@ -109,19 +109,18 @@ why_list=()
 # backtrace), or the logs' last lines when none has one; at most 40
 # lines, each cut at 300 characters.
 why_lines() {
-	local f out=''
+	local f out='' logs=()
 	local what='^(FAIL|NOTRUN): |^WARNING: ThreadSanitizer|^==[0-9]+==ERROR: |runtime error: '
 	for f in "$1/$2.$3".*log; do
-		[ -f "$f" ] || continue
+		[ -f "$f" ] && logs+=("$f")
+	done
+	for f in "${logs[@]}"; do
 		out+=$(grep -h -A 24 -m 3 -E "$what" "$f" |
 			sed "s|^|${f##*/}: |")$'\n'
 	done
-	if [ -z "${out//$'\n'/}" ]; then
-		for f in "$1/$2.$3".*log; do
-			[ -f "$f" ] || continue
-			out+=$(tail -n 6 "$f" | sed "s|^|${f##*/}: |")$'\n'
-		done
-	fi
+	[ -n "${out//$'\n'/}" ] || for f in "${logs[@]}"; do
+		out+=$(tail -n 6 "$f" | sed "s|^|${f##*/}: |")$'\n'
+	done
 	# Nothing to say is not a failure: the caller runs under set -e.
 	printf '%s' "$out" | grep -v '^$' | head -n 40 | cut -c 1-300 || true
 }
