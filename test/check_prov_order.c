@@ -610,11 +610,12 @@ static void fire_ep_timer(uint64_t now)
 
 /*
  * Posts that read CONNECTED just before the connection's end reach the
- * fabric after the end flushed the requests (which found none). The CM
- * looks again DOFI_RACE_NS after the end (dofi_cm_settle_raced, on the
- * EP's timer): not before race_at, then it reports both flushed, in
- * posting order. The fabric's own late entries for them find nothing to
- * report: each completes once.
+ * fabric after the end flushed the requests (which found none). The test
+ * stands in for that end: it posts, then sets the state and race_at as
+ * dofi_cm_down_finish does, without the end's own flush. The CM looks
+ * again at race_at (dofi_cm_settle_raced, on the EP's timer): nothing
+ * before it, then both reported flushed, in posting order. The fabric's
+ * own late entries for them find nothing to report: each completes once.
  */
 START_TEST(raced_requests_flushed_by_look)
 {
