@@ -162,6 +162,12 @@ static DAT_DTO_COMPLETION_STATUS dofi_dto_err_status(dofi_op_t *op, int err,
 	if (st != DAT_DTO_ERR_FLUSHED) {
 		atomic_store_explicit(&op->ep->dto_error, 1,
 		                      memory_order_release);
+		/*
+		 * As an InfiniBand queue pair goes to error: a fabric that
+		 * keeps the connection after a refused request (sockets)
+		 * would let later requests through. tcp ends it itself.
+		 */
+		op->ep->obj.ia->ctl->cm_break_later(op->ep);
 		/* A warning, as OFED's "DTO completion ERR": which code
 		 * the fabric gave. */
 		dof_warn(DOFI_LOG,
@@ -203,16 +209,16 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	}
 	st = dofi_dto_err_status(op, code, err->prov_errno);
 	/*
-	 * A receive that failed breaks the connection, as on InfiniBand,
-	 * and no later receive succeeds (dofi_dto_complete): a message
-	 * larger than its receive, or one an RDM fabric could not place
-	 * (shm: EIO, its sender gone). So do the errors that mean a dead
-	 * peer (dofi_dto_dead_peer), which nothing else would end.
+	 * A failure broke the connection (dofi_dto_err_status), and no later
+	 * receive succeeds (dofi_dto_complete): a message larger than its
+	 * receive, or one an RDM fabric could not place (shm: EIO, its
+	 * sender gone). So do the errors that mean a dead peer
+	 * (dofi_dto_dead_peer), reported as flushes once the EP is in error.
 	 */
 	recv_failed = op->type == DOFI_OP_RECV && st != DAT_DTO_ERR_FLUSHED;
 	if (recv_failed)
 		op->ep->recv_failed = 1;
-	if (recv_failed || dofi_dto_dead_peer(code))
+	if (dofi_dto_dead_peer(code))
 		op->ep->obj.ia->ctl->cm_break_later(op->ep);
 	dofi_dto_fill(ev, evd, op, st, err->len);
 	if (posted == DOFI_POSTED_AFTER)

@@ -468,7 +468,7 @@ void dofi_ext_fill(DAT_EVENT *ev, const dofi_op_t *op)
 	case DOFI_OP_EXT_WIMM:
 		d->operation = (DAT_DTOS)DAT_IB_DTO_RDMA_WRITE_IMMED;
 		x->type = DAT_IB_RDMA_WRITE_IMMED;
-		/* Its write half failed (sockets keeps the connection). */
+		/* Its write half failed, and its message went (sockets). */
 		if (d->status == DAT_DTO_SUCCESS &&
 		    (dofi_flag(&ep->ext_flags) & DOFI_EXT_EP_WFAIL)) {
 			dofi_ext_flag_clear(ep, DOFI_EXT_EP_WFAIL);
@@ -549,6 +549,8 @@ void dofi_ext_sink_err(dofi_op_t *sink, int err)
 	         (void *)ep, fi_strerror(err));
 	atomic_store_explicit(&ep->dto_error, 1, memory_order_release);
 	dofi_ext_flag_set(ep, DOFI_EXT_EP_WFAIL);
+	/* A failed request breaks the connection (dofi_dto_err_status). */
+	ep->obj.ia->ctl->cm_break_later(ep);
 }
 
 /* ---- counting ------------------------------------------------------------ */
