@@ -22,6 +22,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shared.h"
 
@@ -654,8 +655,8 @@ static void check_unsupported(void)
  * so the refusal comes back while the post is under way. As on
  * InfiniBand the post succeeds and the request completes in error, once
  * (DAT_DTO_ERR_REMOTE_ACCESS; FLUSHED where the fabric ended the
- * connection first), and the target's receive takes no message. Fresh
- * IAs: the connection may end.
+ * connection first), the target's receive takes no message, and the
+ * connection ends. Fresh IAs, for that end.
  */
 /*
  * Whether the fabric reports a Write its target refuses that asks for
@@ -736,7 +737,19 @@ static void check_refused_fenced(void)
 		        "DAPL_OFI_TEST_NO_SAW=1: the target's receive takes no "
 		        "message: %s",
 		        ft_event_desc(&ev));
-	ft_disconnect_local(&t2, &r2, DAT_CLOSE_ABRUPT_FLAG);
+	/* The refusal ends the connection, as a queue pair in error. */
+	memset(&ev, 0, sizeof(ev));
+	ret = ft_wait(t2.conn_evd, 2000000, &ev);
+	FT_CHECK(ret == DAT_SUCCESS &&
+	                 (ev.event_number == DAT_CONNECTION_EVENT_BROKEN ||
+	                  ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED),
+	         "DAPL_OFI_TEST_NO_SAW=1: the connection ends: %s",
+	         ret == DAT_SUCCESS ? ft_event_desc(&ev) : ft_ret_str(ret));
+	(void)dat_ep_disconnect(t2.ep, DAT_CLOSE_ABRUPT_FLAG);
+	(void)dat_ep_disconnect(r2.ep, DAT_CLOSE_ABRUPT_FLAG);
+	usleep(20000);
+	ft_drain(t2.conn_evd);
+	ft_drain(r2.conn_evd);
 	ft_drain(t2.req_evd);
 	ft_drain(r2.recv_evd);
 	ft_ep_free(&t2);
