@@ -71,6 +71,7 @@ struct rs_fab {
 	char *bufs;               /* nconn * nrecv receive buffers, then tx */
 	struct fi_context2 *ctxs; /* one per receive, then one for sends */
 	long nslots;
+	long nrecv; /* receives per connection */
 	long early; /* a receive that completed while a send was awaited */
 	int sock;
 };
@@ -192,7 +193,10 @@ static int rs_send(struct rs_fab *f, uint64_t tag)
 	}
 }
 
-/* A receive on tag; reposted where it was. */
+/*
+ * A receive: posted again for its own connection (slot / nrecv + 1),
+ * behind the others. The ping-pong's must be on connection tag.
+ */
 static int rs_take(struct rs_fab *f, uint64_t tag)
 {
 	long slot = f->early;
@@ -202,7 +206,10 @@ static int rs_take(struct rs_fab *f, uint64_t tag)
 		return -1;
 	if (slot < 0 || slot >= f->nslots - 1)
 		return rs_fail("the send completed, not a receive", slot);
-	return rs_post_recv(f, slot, tag);
+	if (tag != 0 && (uint64_t)(slot / f->nrecv + 1) != tag)
+		return rs_fail("a receive of another connection completed",
+		               slot / f->nrecv + 1);
+	return rs_post_recv(f, slot, (uint64_t)(slot / f->nrecv + 1));
 }
 
 static int rs_open(struct rs_fab *f, const struct rs_opts *o)
@@ -264,6 +271,7 @@ static int rs_open(struct rs_fab *f, const struct rs_opts *o)
 		return rs_fail("fi_ep_bind/fi_enable", rc);
 
 	f->nslots = o->nconn * o->nrecv + 1;
+	f->nrecv = o->nrecv;
 	f->bufs = calloc((size_t)f->nslots, RS_MSG_SIZE);
 	f->ctxs = calloc((size_t)f->nslots, sizeof(*f->ctxs));
 	if (!f->bufs || !f->ctxs)
@@ -361,10 +369,11 @@ static int rs_run(struct rs_fab *f, const struct rs_opts *o, bool server)
 	if (rs_post_all(f, o, server, rss_start, fds_start) || rs_sync(f))
 		return -1;
 
-	/* A first message on every connection, client to server. */
+	/* A first message on every connection, client to server, taken in
+	 * whatever order they come. */
 	t0 = rs_now_us();
 	for (k = 1; k <= o->nconn; k++)
-		if (server ? rs_take(f, (uint64_t)k) : rs_send(f, (uint64_t)k))
+		if (server ? rs_take(f, 0) : rs_send(f, (uint64_t)k))
 			return -1;
 	t1 = rs_now_us();
 	if (rs_sync(f))
