@@ -500,6 +500,26 @@ START_TEST(order_other_errors_keep_status)
 }
 END_TEST
 
+/*
+ * FI_EADDRNOTAVAIL (efa: the peer's address left the AV while the op was
+ * out) is reported, but breaks nothing: it is no failed connection.
+ */
+START_TEST(order_addr_gone_no_break)
+{
+	static const struct want w[] = {{0, DAT_DTO_ERR_TRANSPORT},
+	                                {1, DAT_DTO_SUCCESS}};
+	dofi_op_t *s0, *s1;
+
+	fake_setup(DOFI_ORDER_NONE, 0);
+	s0 = post(DOFI_OP_SEND, 0, 0);
+	s1 = post(DOFI_OP_SEND, 1, 0);
+	complete(s0, FI_EADDRNOTAVAIL);
+	complete(s1, 0);
+	ck_assert_int_eq(F.breaks, 0);
+	end_with(w, sizeof(w) / sizeof(w[0]));
+}
+END_TEST
+
 /* A held request's own error keeps its place and its status. */
 START_TEST(order_held_error_keeps_place)
 {
@@ -980,6 +1000,7 @@ Suite *check_prov_order_suite(void)
 	tcase_add_test(tc, order_held_error_keeps_place);
 	tcase_add_test(tc, order_dead_peer_flushes_rest);
 	tcase_add_test(tc, order_other_errors_keep_status);
+	tcase_add_test(tc, order_addr_gone_no_break);
 	tcase_add_test(tc, order_refused_late_post);
 	tcase_add_test(tc, order_drop_then_flush);
 	tcase_add_test(tc, raced_requests_flushed_by_look);

@@ -166,8 +166,12 @@ static DAT_DTO_COMPLETION_STATUS dofi_dto_err_status(dofi_op_t *op, int err,
 		 * As an InfiniBand queue pair goes to error: a fabric that
 		 * keeps the connection after a refused request (sockets)
 		 * would let later requests through. tcp ends it itself.
+		 * FI_EADDRNOTAVAIL names an address the AV no longer holds
+		 * (efa: removed while the op was out), not a failed
+		 * connection: no break.
 		 */
-		op->ep->obj.ia->ctl->cm_break_later(op->ep);
+		if (err != FI_EADDRNOTAVAIL)
+			op->ep->obj.ia->ctl->cm_break_later(op->ep);
 		/* A warning, as OFED's "DTO completion ERR": which code
 		 * the fabric gave. */
 		dof_warn(DOFI_LOG,
