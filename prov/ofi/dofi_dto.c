@@ -216,8 +216,9 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	 * A failure broke the connection (dofi_dto_err_status), and no later
 	 * receive succeeds (dofi_dto_complete): a message larger than its
 	 * receive, or one an RDM fabric could not place (shm: EIO, its
-	 * sender gone). So do the errors that mean a dead peer
-	 * (dofi_dto_dead_peer), reported as flushes once the EP is in error.
+	 * sender gone). A dead peer's code breaks it even where it is
+	 * reported as a flush: the EP was in error already, maybe by an
+	 * FI_EADDRNOTAVAIL, which breaks nothing.
 	 */
 	recv_failed = op->type == DOFI_OP_RECV && st != DAT_DTO_ERR_FLUSHED;
 	if (recv_failed)

@@ -550,7 +550,8 @@ void dofi_ext_sink_err(dofi_op_t *sink, int err)
 	atomic_store_explicit(&ep->dto_error, 1, memory_order_release);
 	dofi_ext_flag_set(ep, DOFI_EXT_EP_WFAIL);
 	/* A failed request breaks the connection (dofi_dto_err_status). */
-	ep->obj.ia->ctl->cm_break_later(ep);
+	if (err != FI_EADDRNOTAVAIL)
+		ep->obj.ia->ctl->cm_break_later(ep);
 }
 
 /* ---- counting ------------------------------------------------------------ */
