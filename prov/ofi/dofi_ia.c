@@ -477,12 +477,26 @@ static void dofi_ia_rxm_sar_note(const char *name, const struct fi_info *info)
 	         name, FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
 }
 
+/* The consumer's async EVD behind h, or NULL (logged) if it is none. */
+static dofi_evd_t *dofi_ia_given_async(DAT_EVD_HANDLE h)
+{
+	dofi_evd_t *evd = dofi_obj_get(h, DOFI_OBJ_EVD, "dofi_ia_open");
+
+	if (evd != NULL && !(evd->flags & DAT_EVD_ASYNC_FLAG)) {
+		dof_warn(DOFI_LOG,
+		         "dat_ia_open: EVD %p was not created with "
+		         "DAT_EVD_ASYNC_FLAG",
+		         (void *)evd);
+		return NULL;
+	}
+	return evd;
+}
+
 DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
                         DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia_out)
 {
 	struct fi_info *hints, *info = NULL;
 	const dofi_cm_ops_t *cm_ops;
-	dofi_evd_t *given = NULL;
 	dofi_prov_t *p;
 	dofi_ia_t *ia;
 	DAT_RETURN ret;
@@ -495,20 +509,13 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	/*
 	 * The consumer's async EVD is checked before anything is opened: a
 	 * bad handle costs no fabric, domain or socket, and nothing of the
-	 * library runs beyond this check.
+	 * library runs beyond this check. It is looked up again where it is
+	 * taken, below: the consumer may free it while the fabric opens.
 	 */
-	if (*async_evd != DAT_HANDLE_NULL) {
-		given = dofi_obj_get(*async_evd, DOFI_OBJ_EVD, __func__);
-		if (given == NULL || !(given->flags & DAT_EVD_ASYNC_FLAG)) {
-			if (given != NULL)
-				dof_warn(DOFI_LOG,
-				         "dat_ia_open: EVD %p was not created "
-				         "with DAT_EVD_ASYNC_FLAG",
-				         (void *)given);
-			return DAT_ERROR(DAT_INVALID_HANDLE,
-			                 DAT_INVALID_HANDLE_EVD_ASYNC);
-		}
-	}
+	if (*async_evd != DAT_HANDLE_NULL &&
+	    dofi_ia_given_async(*async_evd) == NULL)
+		return DAT_ERROR(DAT_INVALID_HANDLE,
+		                 DAT_INVALID_HANDLE_EVD_ASYNC);
 	p = dofi_prov_find(name);
 	if (p == NULL)
 		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
@@ -674,7 +681,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		ia->cm_data_size = 256 + DOFI_CM_HDR_SIZE;
 	dofi_ia_fill_attrs(ia);
 
-	if (given == NULL) {
+	if (*async_evd == DAT_HANDLE_NULL) {
 		ia->async_evd = dofi_evd_internal_create(
 		        ia, qlen > 8 ? qlen : 8, DAT_EVD_ASYNC_FLAG);
 		if (ia->async_evd == NULL) {
@@ -684,8 +691,13 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		}
 		ia->async_evd_ours = 1;
 	} else {
-		ia->async_evd = given;
-		atomic_fetch_add(&given->nref, 1);
+		ia->async_evd = dofi_ia_given_async(*async_evd);
+		if (ia->async_evd == NULL) {
+			ret = DAT_ERROR(DAT_INVALID_HANDLE,
+			                DAT_INVALID_HANDLE_EVD_ASYNC);
+			goto err_close;
+		}
+		atomic_fetch_add(&ia->async_evd->nref, 1);
 	}
 
 	ia->progress_mode = dofi_progress_mode(info->fabric_attr->prov_name);
