@@ -1326,6 +1326,11 @@ uint32_t dofi_pool_used(const dofi_pool_t *pool);
  * ends, not the data path.
  */
 dofi_op_t **dofi_pool_posted(dofi_pool_t *pool, uint32_t *n);
+/*
+ * An operation of ep failed with err (no flush): ep in error, and its
+ * connection broken (cm_break_later) unless err is FI_EADDRNOTAVAIL.
+ */
+void dofi_ep_failed(dofi_ep_t *ep, int err);
 /* The caller holds evd->lock (as for dofi_dto_complete). */
 int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *event,
                           dofi_evd_t *evd);

@@ -145,6 +145,21 @@ static int dofi_dto_dead_peer(int err)
 	       err == FI_ENOTCONN || err == FI_ECONNREFUSED;
 }
 
+/*
+ * (dofi.h) An operation of ep failed with err: ep is in error, and its
+ * connection breaks, as an InfiniBand queue pair goes to error; a fabric
+ * that keeps the connection after a refused request (sockets) would let
+ * later requests through (tcp ends it itself). FI_EADDRNOTAVAIL names an
+ * address the AV no longer holds (efa: removed while the op was out),
+ * not a failed connection: no break.
+ */
+void dofi_ep_failed(dofi_ep_t *ep, int err)
+{
+	atomic_store_explicit(&ep->dto_error, 1, memory_order_release);
+	if (err != FI_EADDRNOTAVAIL)
+		ep->obj.ia->ctl->cm_break_later(ep);
+}
+
 /* An error completion's status; any but a flush breaks the connection. */
 static DAT_DTO_COMPLETION_STATUS dofi_dto_err_status(dofi_op_t *op, int err,
                                                      int prov_errno)
@@ -154,24 +169,16 @@ static DAT_DTO_COMPLETION_STATUS dofi_dto_err_status(dofi_op_t *op, int err,
 	/*
 	 * A dead peer fails everything queued for it (rxd's peer timeout
 	 * gives each request ECONNREFUSED): once the EP is in error, the
-	 * rest are flushes, as after InfiniBand's retry limit.
+	 * rest are flushes, as after InfiniBand's retry limit. The break is
+	 * asked again: the error may have been one that broke nothing.
 	 */
 	if (dofi_dto_dead_peer(err) &&
-	    atomic_load_explicit(&op->ep->dto_error, memory_order_acquire))
+	    atomic_load_explicit(&op->ep->dto_error, memory_order_acquire)) {
+		op->ep->obj.ia->ctl->cm_break_later(op->ep);
 		return DAT_DTO_ERR_FLUSHED;
+	}
 	if (st != DAT_DTO_ERR_FLUSHED) {
-		atomic_store_explicit(&op->ep->dto_error, 1,
-		                      memory_order_release);
-		/*
-		 * As an InfiniBand queue pair goes to error: a fabric that
-		 * keeps the connection after a refused request (sockets)
-		 * would let later requests through. tcp ends it itself.
-		 * FI_EADDRNOTAVAIL names an address the AV no longer holds
-		 * (efa: removed while the op was out), not a failed
-		 * connection: no break.
-		 */
-		if (err != FI_EADDRNOTAVAIL)
-			op->ep->obj.ia->ctl->cm_break_later(op->ep);
+		dofi_ep_failed(op->ep, err);
 		/* A warning, as OFED's "DTO completion ERR": which code
 		 * the fabric gave. */
 		dof_warn(DOFI_LOG,
@@ -189,7 +196,7 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	dofi_op_t *op = err->op_context;
 	DAT_DTO_COMPLETION_STATUS st;
 	uint8_t posted;
-	int code = err->err, recv_failed;
+	int code = err->err;
 
 	/* shm before 2.5 hands some codes over negated (traits). The EVD's
 	 * IA: op's EP may be gone (its flushes are still in the CQ). */
@@ -216,15 +223,10 @@ int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
 	 * A failure broke the connection (dofi_dto_err_status), and no later
 	 * receive succeeds (dofi_dto_complete): a message larger than its
 	 * receive, or one an RDM fabric could not place (shm: EIO, its
-	 * sender gone). A dead peer's code breaks it even where it is
-	 * reported as a flush: the EP was in error already, maybe by an
-	 * FI_EADDRNOTAVAIL, which breaks nothing.
+	 * sender gone).
 	 */
-	recv_failed = op->type == DOFI_OP_RECV && st != DAT_DTO_ERR_FLUSHED;
-	if (recv_failed)
+	if (op->type == DOFI_OP_RECV && st != DAT_DTO_ERR_FLUSHED)
 		op->ep->recv_failed = 1;
-	if (dofi_dto_dead_peer(code))
-		op->ep->obj.ia->ctl->cm_break_later(op->ep);
 	dofi_dto_fill(ev, evd, op, st, err->len);
 	if (posted == DOFI_POSTED_AFTER)
 		return dofi_dto_after(op, ev, evd, 0);

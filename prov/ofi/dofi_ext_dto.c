@@ -547,11 +547,8 @@ void dofi_ext_sink_err(dofi_op_t *sink, int err)
 	         "EP %p: the RDMA Write of a write with immediate data "
 	         "failed: %s",
 	         (void *)ep, fi_strerror(err));
-	atomic_store_explicit(&ep->dto_error, 1, memory_order_release);
 	dofi_ext_flag_set(ep, DOFI_EXT_EP_WFAIL);
-	/* A failed request breaks the connection (dofi_dto_err_status). */
-	if (err != FI_EADDRNOTAVAIL)
-		ep->obj.ia->ctl->cm_break_later(ep);
+	dofi_ep_failed(ep, err);
 }
 
 /* ---- counting ------------------------------------------------------------ */
