@@ -401,6 +401,15 @@ void bench_usage(const struct bench_opts *o, const char *desc, unsigned tests)
 	        "                  (FI_DELIVERY_COMPLETE, what DAT gives on "
 	        "tcp; default transmit,\n"
 	        "                  on RDM what DAT asks there)\n"
+	        "  --raw-progress=none|idle|thread  raw: a second thread "
+	        "(default none); idle\n"
+	        "                  only sleeps; thread reads the CQ every "
+	        "2 ms, as an application\n"
+	        "                  must for an RDMA write to land at a target "
+	        "that only polls\n"
+	        "                  memory (what DAT's progress thread gives; "
+	        "implies\n"
+	        "                  --raw-thread=safe)\n"
 	        "  --raw-writeimm=two  raw -t writeimm: an RDMA write and an "
 	        "empty message\n"
 	        "                  with the immediate data, taking a receive "
@@ -516,6 +525,7 @@ enum {
 	BENCH_LOPT_EVD_PER_EP,
 	BENCH_LOPT_RAW_EP,
 	BENCH_LOPT_RAW_CM,
+	BENCH_LOPT_RAW_PROGRESS,
 };
 
 int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
@@ -536,6 +546,8 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 	        {"evd-per-ep", no_argument, NULL, BENCH_LOPT_EVD_PER_EP},
 	        {"raw-ep", required_argument, NULL, BENCH_LOPT_RAW_EP},
 	        {"raw-cm", required_argument, NULL, BENCH_LOPT_RAW_CM},
+	        {"raw-progress", required_argument, NULL,
+	         BENCH_LOPT_RAW_PROGRESS},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};
@@ -677,6 +689,16 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 			else
 				goto bad;
 			break;
+		case BENCH_LOPT_RAW_PROGRESS:
+			if (strcmp(optarg, "none") == 0)
+				o->raw_progress = BENCH_RAW_PROGRESS_NONE;
+			else if (strcmp(optarg, "idle") == 0)
+				o->raw_progress = BENCH_RAW_PROGRESS_IDLE;
+			else if (strcmp(optarg, "thread") == 0)
+				o->raw_progress = BENCH_RAW_PROGRESS_THREAD;
+			else
+				goto bad;
+			break;
 		case BENCH_LOPT_RAW_THREAD:
 			if (strcmp(optarg, "safe") == 0)
 				o->raw_thread_safe = true;
@@ -735,6 +757,17 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *desc,
 	if (o->test == BENCH_TEST_ATOMIC) {
 		o->sizes[0] = 8;
 		o->nsizes = 1;
+	}
+	if (o->raw_progress == BENCH_RAW_PROGRESS_THREAD) {
+		if (o->evd_per_ep) {
+			fprintf(stderr,
+			        "%s: --raw-progress=thread drives the one "
+			        "shared CQ: not with --evd-per-ep\n",
+			        o->prog);
+			return -1;
+		}
+		/* Two threads read the CQ. */
+		o->raw_thread_safe = true;
 	}
 	if (o->mem_poll && o->raw) {
 		fprintf(stderr, "%s: --mem-poll is for the DAT mode only\n",

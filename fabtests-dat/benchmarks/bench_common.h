@@ -89,6 +89,21 @@ enum {
 	BENCH_RAW_EP_RDM,
 };
 
+/*
+ * --raw-progress: a second thread in the raw twin. idle: one that only
+ * sleeps (what a second thread alone costs: glibc's system calls take
+ * their multi-threaded path). thread: one that drives the CQ every
+ * BENCH_RAW_PROGRESS_US, as an application must on a fabric that moves
+ * data only when called for an RDMA Write to land at a target that polls
+ * memory alone: the guarantee DAT's progress thread gives.
+ */
+enum {
+	BENCH_RAW_PROGRESS_NONE,
+	BENCH_RAW_PROGRESS_IDLE,
+	BENCH_RAW_PROGRESS_THREAD,
+};
+#define BENCH_RAW_PROGRESS_US 2000
+
 struct bench_opts {
 	const char *prog;
 	const char *ia_name;  /* -D */
@@ -113,6 +128,7 @@ struct bench_opts {
 	int raw_ep;           /* --raw-ep: BENCH_RAW_EP_* */
 	bool raw_wimm_two;    /* --raw-writeimm=two */
 	bool raw_cm_dat;      /* --raw-cm=dat: DAT's connection work */
+	int raw_progress;     /* --raw-progress: BENCH_RAW_PROGRESS_* */
 	/* dat_cm_rate's scale options; the server has them from the hello. */
 	long held;       /* -N: connections held open, established and idle */
 	long rounds;     /* --rounds: of one message to every held EP */

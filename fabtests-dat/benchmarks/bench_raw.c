@@ -6,7 +6,8 @@
  * FI_EP_MSG endpoint of the IA's provider (ofi-tcp -> tcp, ofi-sockets ->
  * sockets), FI_THREAD_DOMAIN, one CQ polled with fi_cq_read and no wait
  * object, one EQ. --raw-thread=safe and --raw-wait=fd switch to what a
- * DAT provider with a progress thread needs, to measure what that costs.
+ * DAT provider with a progress thread needs, to measure what that costs;
+ * --raw-progress=thread adds the thread itself (raw_progress_main).
  * dat_cm_rate's EPs take DAT's default sizes (256 each way), and with
  * --evd-per-ep a CQ each.
  *
@@ -33,9 +34,11 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
@@ -119,7 +122,31 @@ struct raw_state {
 	bool virt_addr;
 	bool rdm;
 	bool av_keep; /* RDM: leave peers in the AV (rxm, as dapl-ofi) */
+	/*
+	 * --raw-progress: the second thread, told to end under prog_lock.
+	 * Its CQ reads and our endpoint and AV changes take ctl_lock
+	 * (recursive): rxm's CQ read crashed beside a concurrent
+	 * fi_endpoint or fi_close, FI_THREAD_SAFE or not.
+	 */
+	pthread_t prog;
+	pthread_mutex_t prog_lock;
+	pthread_cond_t prog_cond;
+	pthread_mutex_t ctl_lock;
+	bool prog_on;
+	bool prog_stop;
 };
+
+static void raw_ctl_lock(struct raw_state *st)
+{
+	if (st->prog_on)
+		pthread_mutex_lock(&st->ctl_lock);
+}
+
+static void raw_ctl_unlock(struct raw_state *st)
+{
+	if (st->prog_on)
+		pthread_mutex_unlock(&st->ctl_lock);
+}
 
 static struct raw_conn *raw_rc(const struct bench_conn *conn)
 {
@@ -321,6 +348,8 @@ static void raw_rdm_as_dat(struct bench_ctx *ctx, struct raw_state *st)
 		o->raw_delivery = rxm;
 }
 
+static int raw_progress_start(struct bench_ctx *ctx);
+
 static int raw_open(struct bench_ctx *ctx)
 {
 	struct fi_eq_attr eq_attr = {.wait_obj = FI_WAIT_UNSPEC};
@@ -440,10 +469,100 @@ static int raw_open(struct bench_ctx *ctx)
 	ctx->max_reads = ctx->max_window;
 	ctx->max_msg = info->ep_attr->max_msg_size;
 	ctx->max_rdma = info->ep_attr->max_msg_size;
+	ret = raw_progress_start(ctx);
+	if (ret)
+		goto err;
 	return 0;
 err:
 	bench_raw_ops.close(ctx);
 	return ret < 0 ? ret : -EIO;
+}
+
+/*
+ * --raw-progress: idle sleeps until raw_close; thread reads the CQ with
+ * count 0 every BENCH_RAW_PROGRESS_US, which drives the provider and takes
+ * no entry from the main thread (tcp, tcp;ofi_rxm, shm).
+ */
+static void *raw_progress_main(void *arg)
+{
+	struct bench_ctx *ctx = arg;
+	struct raw_state *st = raw_st(ctx);
+	bool drive = ctx->opts->raw_progress == BENCH_RAW_PROGRESS_THREAD;
+	struct timespec t;
+
+	pthread_mutex_lock(&st->prog_lock);
+	while (!st->prog_stop) {
+		if (!drive) {
+			pthread_cond_wait(&st->prog_cond, &st->prog_lock);
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		t.tv_nsec += BENCH_RAW_PROGRESS_US * 1000L;
+		if (t.tv_nsec >= 1000000000L) {
+			t.tv_sec++;
+			t.tv_nsec -= 1000000000L;
+		}
+		(void)pthread_cond_timedwait(&st->prog_cond, &st->prog_lock,
+		                             &t);
+		if (st->prog_stop)
+			break;
+		pthread_mutex_unlock(&st->prog_lock);
+		pthread_mutex_lock(&st->ctl_lock);
+		(void)fi_cq_read(st->cq, NULL, 0);
+		pthread_mutex_unlock(&st->ctl_lock);
+		pthread_mutex_lock(&st->prog_lock);
+	}
+	pthread_mutex_unlock(&st->prog_lock);
+	return NULL;
+}
+
+static int raw_progress_start(struct bench_ctx *ctx)
+{
+	struct raw_state *st = raw_st(ctx);
+	pthread_mutexattr_t ma;
+	pthread_condattr_t ca;
+	int ret;
+
+	if (ctx->opts->raw_progress == BENCH_RAW_PROGRESS_NONE)
+		return 0;
+	pthread_mutex_init(&st->prog_lock, NULL);
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&st->ctl_lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&st->prog_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	ret = pthread_create(&st->prog, NULL, raw_progress_main, ctx);
+	if (ret) {
+		BENCH_ERR("pthread_create: %s", strerror(ret));
+		pthread_mutex_destroy(&st->ctl_lock);
+		pthread_cond_destroy(&st->prog_cond);
+		pthread_mutex_destroy(&st->prog_lock);
+		return -ret;
+	}
+	st->prog_on = true;
+	BENCH_VERBOSE(ctx, "raw: a second thread, %s",
+	              ctx->opts->raw_progress == BENCH_RAW_PROGRESS_THREAD
+	                      ? "reading the CQ every 2 ms"
+	                      : "idle");
+	return 0;
+}
+
+static void raw_progress_stop(struct raw_state *st)
+{
+	if (!st->prog_on)
+		return;
+	pthread_mutex_lock(&st->prog_lock);
+	st->prog_stop = true;
+	pthread_cond_signal(&st->prog_cond);
+	pthread_mutex_unlock(&st->prog_lock);
+	pthread_join(st->prog, NULL);
+	pthread_mutex_destroy(&st->ctl_lock);
+	pthread_cond_destroy(&st->prog_cond);
+	pthread_mutex_destroy(&st->prog_lock);
+	st->prog_on = false;
 }
 
 static void raw_close(struct bench_ctx *ctx)
@@ -452,6 +571,7 @@ static void raw_close(struct bench_ctx *ctx)
 
 	if (!st)
 		return;
+	raw_progress_stop(st);
 	while (ctx->conns)
 		bench_raw_ops.free_conn(ctx->conns);
 	bench_conns_fini(ctx);
@@ -576,8 +696,8 @@ static struct bench_conn *raw_conn_new(void)
  * shared CQ or (--evd-per-ep) one of its own, in the table under key
  * (MSG: the endpoint's fid; RDM: the connection's number).
  */
-static int raw_ep_setup(struct bench_ctx *ctx, struct fi_info *info,
-                        uint64_t key, struct bench_conn **out)
+static int raw_ep_setup_locked(struct bench_ctx *ctx, struct fi_info *info,
+                               uint64_t key, struct bench_conn **out)
 {
 	struct raw_state *st = raw_st(ctx);
 	struct fid_cq *cq = st->cq;
@@ -641,6 +761,18 @@ static int raw_ep_setup(struct bench_ctx *ctx, struct fi_info *info,
 err:
 	bench_raw_ops.free_conn(conn);
 	return -EIO;
+}
+
+static int raw_ep_setup(struct bench_ctx *ctx, struct fi_info *info,
+                        uint64_t key, struct bench_conn **out)
+{
+	struct raw_state *st = raw_st(ctx);
+	int ret;
+
+	raw_ctl_lock(st);
+	ret = raw_ep_setup_locked(ctx, info, key, out);
+	raw_ctl_unlock(st);
+	return ret;
 }
 
 /* ---- RDM: connections over the side channel ------------------------------ */
@@ -712,7 +844,9 @@ static int raw_peer_insert(struct bench_ctx *ctx, struct raw_conn *rc,
 {
 	int ret;
 
+	raw_ctl_lock(raw_st(ctx));
 	ret = fi_av_insert(raw_st(ctx)->av, name, 1, &rc->peer, 0, NULL);
+	raw_ctl_unlock(raw_st(ctx));
 	if (ret != 1 || rc->peer == FI_ADDR_NOTAVAIL) {
 		/* shm: at most 256 peers in an AV (SMR_MAX_PEERS, 1.17). */
 		if (ret >= 0)
@@ -1286,6 +1420,7 @@ static void raw_free_conn(struct bench_conn *conn)
 		}
 	}
 	bench_conn_del(conn);
+	raw_ctl_lock(st);
 	fi_close(&((struct fid_ep *)conn->ep)->fid);
 	/* As dapl-ofi: a peer leaves the AV with its connection, but on
 	 * rxm, which keeps connections by AV index. */
@@ -1293,6 +1428,7 @@ static void raw_free_conn(struct bench_conn *conn)
 		(void)fi_av_remove(st->av, &rc->peer, 1, 0);
 	if (rc->cq)
 		fi_close(&rc->cq->fid);
+	raw_ctl_unlock(st);
 	free(rc);
 	free(conn);
 }

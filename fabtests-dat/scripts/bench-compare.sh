@@ -74,7 +74,9 @@
 #               (for --from)
 #   -R ARGS     more arguments for the --raw runs only, e.g.
 #               -R "--raw-wait=fd --raw-thread=safe" for a raw baseline
-#               with what DAT promises (waitable, thread-safe queues)
+#               with what DAT promises (waitable, thread-safe queues),
+#               or -R --raw-progress=thread for one whose RDMA writes
+#               land at a target that only polls memory
 #   -U          leave the processes unpinned (default: with two or more
 #               CPUs, the server runs on CPU 1 and the client on CPU 0,
 #               in both modes: on loopback, where the scheduler puts two
