@@ -1253,6 +1253,9 @@ dof_status_t dofi_ep_open_fep(dofi_ep_t *ep, struct fi_info *info,
 dof_status_t dofi_ep_publish_fep(dofi_ep_t *ep, struct fid_ep *fep);
 /* Close the fi_ep, flushing every posted DTO. ia->lock held. */
 void dofi_ep_close_fep(dofi_ep_t *ep);
+/* Close an fi_ep dofi_ep_open_fep opened that was never published, and
+ * give back the CQs it took. ia->lock held. */
+void dofi_ep_drop_fep(dofi_ep_t *ep, struct fid_ep *fep);
 /* Fill attributes with the provider's defaults, clamped to the IA. */
 void dofi_ep_default_attr(dofi_ia_t *ia, DAT_EP_ATTR *attr);
 dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,

@@ -429,7 +429,7 @@ static dof_status_t dofi_msg_open(dofi_ep_t *ep, struct fi_info *info)
 		me->acc = 0;
 	}
 	if (dofi_map_put(&m->eps, &fep->fid, ep) != DOF_OK) {
-		(void)DOFI_NOPIPE(fi_close(&fep->fid));
+		dofi_ep_drop_fep(ep, fep);
 		return DOF_ERR_NO_MEMORY;
 	}
 	/*

@@ -563,6 +563,8 @@ static dof_status_t info_name_set(dofi_rdm_ia_t *ri, dofi_ia_t *ia)
 	return DOF_OK;
 }
 
+static void dofi_rdm_close_locked(dofi_ep_t *ep, struct fid_ep *fep);
+
 /* Open the connection's endpoint, bound to its domain's AV; its address
  * in re->name. ia->lock held. */
 static dof_status_t dofi_rdm_open(dofi_ep_t *ep, int passive)
@@ -621,7 +623,7 @@ static dof_status_t dofi_rdm_open(dofi_ep_t *ep, int passive)
 	    len > sizeof(re->name)) {
 		dof_warn(DOFI_LOG, "EP %p: fi_getname of the endpoint failed",
 		         (void *)ep);
-		(void)fi_close(&fep->fid);
+		dofi_rdm_close_locked(ep, fep);
 		dofi_rdm_av_put(av);
 		return DOF_ERR_IO;
 	}
@@ -637,14 +639,14 @@ static dof_status_t dofi_rdm_open(dofi_ep_t *ep, int passive)
 	 * of the consumer's (dofi_rdm_warm). */
 	if (passive && dofi_dto_post_internal_recv(ep, fep, &re->warm_op) !=
 	                       DOF_OK) {
-		(void)fi_close(&fep->fid);
+		dofi_rdm_close_locked(ep, fep);
 		dofi_rdm_av_put(av);
 		return DOF_ERR_IO;
 	}
 	re->self_conn = ++ri->next_conn;
 	if (dofi_map_put(&ri->conns, dofi_rdm_key(re->self_conn), ep) !=
 	    DOF_OK) {
-		(void)fi_close(&fep->fid);
+		dofi_rdm_close_locked(ep, fep);
 		dofi_rdm_av_put(av);
 		return DOF_ERR_NO_MEMORY;
 	}
@@ -736,9 +738,11 @@ static void dofi_rdm_flush_pool(dofi_pool_t *pool)
 /*
  * Close the fi_ep with its EVDs' locks held: rxm's fi_close races a
  * consumer's fi_cq_read of a CQ it is bound to (a crash on 1.17-1.20),
- * and consumers read CQs under those locks. ia->lock held.
+ * and consumers read CQs under those locks. fep: one opened for ep and
+ * never published (dofi_ep_drop_fep); NULL: ep->fep (dofi_ep_close_fep).
+ * ia->lock held.
  */
-static void dofi_rdm_close_locked(dofi_ep_t *ep)
+static void dofi_rdm_close_locked(dofi_ep_t *ep, struct fid_ep *fep)
 {
 	dofi_evd_t *a = ep->recv_evd, *b = ep->req_evd, *t;
 
@@ -757,7 +761,10 @@ static void dofi_rdm_close_locked(dofi_ep_t *ep)
 		dofi_lock_take(&a->lock);
 	if (b != NULL)
 		dofi_lock_take(&b->lock);
-	dofi_ep_close_fep(ep);
+	if (fep != NULL)
+		dofi_ep_drop_fep(ep, fep);
+	else
+		dofi_ep_close_fep(ep);
 	if (b != NULL)
 		dofi_lock_give(&b->lock);
 	if (a != NULL)
@@ -888,7 +895,7 @@ static int dofi_rdm_close_fep(dofi_ep_t *ep)
 	if (ep->srq != NULL)
 		dofi_srq_ep_stop(ep);
 	/* The endpoint first: nothing reads a buffer once it is reported. */
-	dofi_rdm_close_locked(ep);
+	dofi_rdm_close_locked(ep, NULL);
 	dofi_rdm_flush_pool(&ep->recv_pool);
 	dofi_rdm_flush_pool(&ep->req_pool);
 	ep->cq_stale = owed;

@@ -804,6 +804,13 @@ dof_status_t dofi_ep_publish_fep(dofi_ep_t *ep, struct fid_ep *fep)
 	return dofi_dto_replay_recvs(ep);
 }
 
+void dofi_ep_drop_fep(dofi_ep_t *ep, struct fid_ep *fep)
+{
+	(void)DOFI_NOPIPE(fi_close(&fep->fid));
+	dofi_ep_cqs_put(ep, ep->tx_cq, ep->rx_cq);
+	ep->tx_cq = ep->rx_cq = NULL;
+}
+
 void dofi_ep_close_fep(dofi_ep_t *ep)
 {
 	if (ep->fep == NULL)
