@@ -113,6 +113,11 @@ struct soak_ep {
 	uint64_t end_us;         /* when the end was dequeued */
 	DAT_EVENT_NUMBER end_ev; /* which end */
 	atomic_int armed;        /* kill mode: every kind out, waiting */
+	/* Kill mode, for a thread that does not arm: when its current pass
+	 * of the traffic loop began (0: between passes), when it last took
+	 * an event, and why it left the loop (a soak_left). */
+	_Atomic uint64_t pass_us, event_us;
+	atomic_int left;
 	int shared; /* one EVD for receives, requests and connection */
 	/* the end of a normal run */
 	atomic_llong my_sent, peer_sent; /* -1 until known */
@@ -615,6 +620,10 @@ static int on_event(struct soak_ep *e, const DAT_EVENT *ev)
 	const DAT_DTO_COMPLETION_EVENT_DATA *d =
 	        &ev->event_data.dto_completion_event_data;
 
+	if (kill_rounds)
+		atomic_store_explicit(&e->event_us, ft_now_us(),
+		                      memory_order_relaxed);
+
 	switch (ev->event_number) {
 	case DAT_DTO_COMPLETION_EVENT:
 		if (d->operation == DAT_DTO_RECEIVE) {
@@ -688,24 +697,61 @@ static void pause_some(struct soak_ep *e, unsigned one_in)
 		usleep((useconds_t)(rnd(e) % 2000));
 }
 
+/* Why a thread left its traffic loop (soak_ep.left). */
+enum soak_left {
+	LEFT_NOT,
+	LEFT_STOPPING,
+	LEFT_END,
+	LEFT_REQ_ERR,
+	LEFT_RECV_ERR,
+	LEFT_DEADLINE,
+};
+
+static const char *left_desc(int left)
+{
+	static const char *const desc[] = {
+	        "it is still in its traffic loop",
+	        "it left its traffic loop: told to stop",
+	        "it left its traffic loop: the connection ended",
+	        "it left its traffic loop: a request failed",
+	        "it left its traffic loop: a receive failed",
+	        "it left its traffic loop: the run's time was up",
+	};
+
+	return left >= LEFT_NOT && left <= LEFT_DEADLINE ? desc[left] : "?";
+}
+
 static void *ep_main(void *arg)
 {
 	struct soak_ep *e = arg;
 	unsigned idle = 0;
 	uint64_t end;
+	int left = LEFT_NOT;
 
 	/* Traffic until the duration is up (or the peer is killed). */
-	while (!atomic_load(&stopping) && !e->conn_ended && !e->s.req_err &&
-	       !e->s.recv_err) {
-		if (ft_now_us() >= deadline_us)
+	while (left == LEFT_NOT) {
+		left = atomic_load(&stopping)       ? LEFT_STOPPING
+		       : e->conn_ended              ? LEFT_END
+		       : e->s.req_err               ? LEFT_REQ_ERR
+		       : e->s.recv_err              ? LEFT_RECV_ERR
+		       : ft_now_us() >= deadline_us ? LEFT_DEADLINE
+		                                    : LEFT_NOT;
+		if (left != LEFT_NOT)
 			break;
+		if (kill_rounds)
+			atomic_store_explicit(&e->pass_us, ft_now_us(),
+			                      memory_order_relaxed);
 		post_some(e);
 		if (kill_rounds)
 			wait_for_kill(e);
 		if (poll_once(e, 1, (idle++ % 64) == 63 ? 200 : 0))
 			idle = 0;
 		pause_some(e, 512);
+		if (kill_rounds)
+			atomic_store_explicit(&e->pass_us, 0,
+			                      memory_order_relaxed);
 	}
+	atomic_store(&e->left, left);
 	/* What is out completes (kill mode: fails or is flushed). */
 	end = ft_now_us() + SOAK_END_US;
 	while (req_outstanding(e) > 0 && ft_now_us() < end) {
@@ -1031,11 +1077,36 @@ static int kill_round(long round, struct totals *all)
 		if (armed < neps)
 			usleep(200);
 	} while (armed < neps && ft_now_us() < arm_end);
-	for (i = 0; i < neps; i++)
-		FT_CHECK(atomic_load(&eps[i].armed),
+	for (i = 0; i < neps; i++) {
+		struct soak_ep *e = &eps[i];
+		uint64_t now = ft_now_us(), pass, ev;
+
+		if (atomic_load(&e->armed)) {
+			FT_CHECK(1,
+			         "round %ld, EP %d: a Send, an RDMA Write, an "
+			         "RDMA Read and receives outstanding at the "
+			         "kill",
+			         round, i);
+			continue;
+		}
+		/* What the thread was doing, for the log. */
+		pass = atomic_load_explicit(&e->pass_us, memory_order_relaxed);
+		ev = atomic_load_explicit(&e->event_us, memory_order_relaxed);
+		FT_CHECK(0,
 		         "round %ld, EP %d: a Send, an RDMA Write, an RDMA "
-		         "Read and receives outstanding at the kill",
-		         round, i);
+		         "Read and receives outstanding at the kill (not "
+		         "within %u ms of asking: %s; %s; its last event "
+		         "%llu ms ago)",
+		         round, i, SOAK_ARM_US / 1000,
+		         left_desc(atomic_load(&e->left)),
+		         pass == 0 ? "between passes of it"
+		         : now - pass > 1000000
+		                 ? "inside one pass for over a second "
+		                   "(a call that does not return)"
+		                 : "inside a pass",
+		         ev == 0 ? 0ull
+		                 : (unsigned long long)((now - ev) / 1000));
+	}
 	kill_us = ft_now_us();
 	kill(peer, SIGKILL);
 	atomic_store(&killed, 1);
