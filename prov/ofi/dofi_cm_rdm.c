@@ -646,6 +646,10 @@ static dof_status_t dofi_rdm_open(dofi_ep_t *ep, int passive)
 	re->self_conn = ++ri->next_conn;
 	if (dofi_map_put(&ri->conns, dofi_rdm_key(re->self_conn), ep) !=
 	    DOF_OK) {
+		/* What the close may still say of the first receive is
+		 * nobody's (dofi_dto_complete_err drops an op not
+		 * posted). */
+		(void)atomic_exchange(&re->warm_op.posted, 0);
 		dofi_rdm_close_locked(ep, fep);
 		dofi_rdm_av_put(av);
 		return DOF_ERR_NO_MEMORY;
