@@ -197,8 +197,10 @@ runner_summary() {
 # immediate data waits for its Write's delivery before its message
 # (dapl-ofi(7)).
 # ofi-rxd: the functional tests (ofi-rxd.exclude gives rxd's reasons for
-# five: dat_soak since it corrupted an RDMA Write or hung in about one run
-# in three under load, an rxd bug), dtest (-W, -p and -c too), dtestx,
+# four; dat_soak and dat_soak_kill run with -C, each side's Sends within
+# the receives its peer has posted, as rxd mishandles a message that
+# arrives before its receive: runfabtests-dat.sh, rxd_credit; dat_soak
+# had been excluded for it), dtest (-W, -p and -c too), dtestx,
 # dtestsrq (one connection and -c 8), dtestcm up to 1,000 connections
 # (ofi-rxd.exclude: rxd's memory per endpoint) and dapltest. dtestsrq
 # with one connection hung in about one run in five until rxd's

@@ -35,12 +35,23 @@
  * order per queue, nothing successful after an error. Rounds end early
  * when the duration is up.
  *
+ * -C: credit. A thread posts a Send only while it is fewer than
+ * SOAK_RECVS / 2 Sends ahead of the receives it has completed. Each side
+ * reposts a receive before it posts anything else, so a Send is posted
+ * only after the peer posted the receive for it: no message arrives
+ * before its receive (the peer's Sends it saw prove the peer's reposts;
+ * its own Sends are at most SOAK_RECVS / 2 ahead of those). For rxd,
+ * whose handling of such early messages is broken (dapl-ofi(7),
+ * Unexpected messages): the run then checks what dapl-ofi(7) promises
+ * a consumer that keeps a receive posted for each message.
+ *
  * It prints bytes verified and the out-of-order, lost and duplicate
  * counts, and fails if any of these counts is not 0.
  *
  * Usage: dat_soak [-D IA] [-E PORT] [-d DUR] [-n EPS]         (server)
  *        dat_soak [-D IA] [-E PORT] [-d DUR] [-n EPS] 127.0.0.1 (client)
  *        dat_soak [-D IA] [-E PORT] [-d DUR] -K ROUNDS        (peer kill)
+ *        -C on either side (both, for a normal run): credit
  * DUR is seconds, or a number with s, m or h (-d 10m for a release
  * check). The watchdog (-T) is raised to the duration plus 120 s.
  */
@@ -66,6 +77,7 @@
 #define SOAK_SENDS    32        /* send buffers */
 #define SOAK_RDMA     4         /* RDMA slots (write then read back) */
 #define SOAK_RING     64        /* request cookies in flight, a power of two */
+#define SOAK_CREDIT   (SOAK_RECVS / 2) /* -C: Sends ahead of receives done */
 #define SOAK_END_US   45000000u /* what may still complete at the end */
 /* Kill mode: from the kill to the connection's end on the survivor
  * (dapl-ofi(7): a killed peer's connections end well within 1 s), and
@@ -128,6 +140,7 @@ static struct soak_ep eps[SOAK_MAX_EPS];
 static int neps = 4;
 static double duration_s = 10;
 static long kill_rounds;
+static int credit; /* -C */
 static int is_client;
 static atomic_int stopping;  /* no new requests */
 static atomic_int killed;    /* kill mode: the peer is gone */
@@ -353,6 +366,9 @@ static void post_some(struct soak_ep *e)
 		size_t len = msg_size(seed);
 
 		if (e->send_busy[slot])
+			return;
+		/* -C: the peer may not have the receive for it yet. */
+		if (credit && e->sends >= e->s.recv_done + SOAK_CREDIT)
 			return;
 		msg_fill((uint8_t *)e->sbuf.buf + (size_t)slot * SOAK_MAX_SIZE,
 		         len, seed, e->sends);
@@ -1025,10 +1041,15 @@ static pid_t start_peer(void)
 		/* A client for an hour: it is killed long before. */
 		char *argv[] = {self_argv[0], "-q",   "-D",        NULL, "-E",
 		                port,         "-n",   n,           "-d", "3600",
-		                "-T",         "3700", "127.0.0.1", NULL};
+		                "-T",         "3700", "127.0.0.1", NULL, NULL};
 		int fd = open("/dev/null", O_WRONLY);
 
 		argv[3] = (char *)ft_opts.ia_name;
+		/* Its Sends keep to the credit too. */
+		if (credit) {
+			argv[13] = argv[12];
+			argv[12] = "-C";
+		}
 		/* Never outlives the survivor (its watchdog, say). */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (fd >= 0) {
@@ -1218,6 +1239,9 @@ static int opt(int o, const char *arg)
 	case 'K':
 		kill_rounds = atol(arg);
 		return kill_rounds >= 1 ? 0 : -1;
+	case 'C':
+		credit = 1;
+		return 0;
 	default:
 		return -1;
 	}
@@ -1226,7 +1250,7 @@ static int opt(int o, const char *arg)
 int main(int argc, char **argv)
 {
 	static const struct ft_extra_opts extra = {
-	        .optstring = "d:n:K:",
+	        .optstring = "d:n:K:C",
 	        .handler = opt,
 	        .usage = "  -d DUR        how long the traffic runs: seconds, "
 	                 "or N[s|m|h] (default 10 s;\n"
@@ -1237,7 +1261,10 @@ int main(int argc, char **argv)
 	                 "  -K ROUNDS     peer kill: start a peer, kill it "
 	                 "mid-transfer, check the\n"
 	                 "                survivor's completions; ROUNDS "
-	                 "times, within the duration\n",
+	                 "times, within the duration\n"
+	                 "  -C            credit: Sends only into receives "
+	                 "the peer has posted\n"
+	                 "                (the peer of -K gets it too)\n",
 	};
 	unsigned need;
 

@@ -321,6 +321,21 @@ rxm_whole_messages() { # IA ARRAY
 	cmd=(env FI_OFI_RXM_BUFFER_SIZE=262144)
 }
 
+# libfabric 1.17's rxd mishandles a message that arrives before its
+# receive is posted while a larger one of the same peer is still coming
+# in: the rest of that one lands in the wrong buffer and rxd then loops
+# with the endpoint locked (dapl-ofi(7), Unexpected messages; about one
+# dat_soak run in three). dapl-ofi(7) says a consumer that keeps a
+# receive posted for every message is not exposed: on an IA whose
+# provider is rxd, dat_soak and dat_soak_kill run so (-C, each side's
+# Sends within the receives its peer has posted), which checks that.
+# Appends -C to the array named $3 and says so in a comment line.
+rxd_credit() { # TEST IA ARRAY
+	local -n a=$3
+	echo "# $1 $2: -C (Sends within the peer's posted receives): rxd (libfabric 1.17) mishandles a message that arrives before its receive (dapl-ofi(7), Unexpected messages)"
+	a+=(-C)
+}
+
 # start OUT CMD...: run CMD in the background, output to OUT; sets $started
 start() {
 	local out=$1
@@ -642,6 +657,13 @@ run_functional() {
 			*ofi_rxm*) rxm_whole_messages "$ia" wrap ;;
 			esac
 		fi
+		case $t in
+		dat_soak | dat_soak_kill)
+			case $(ia_fabric_provider "$ia") in
+			*ofi_rxd*) rxd_credit "$t" "$ia" args ;;
+			esac
+			;;
+		esac
 		# dat_evd_hot: dat_evd with DAPL_OFI_WAIT_HOT=1s, the short
 		# naps of a wait after an event on the fabrics with no fd.
 		[ "$t" = dat_evd_hot ] && wrap=(env DAPL_OFI_WAIT_HOT=1s)
