@@ -182,11 +182,12 @@ runner_summary() {
 # every time; the exclude files (ofi-rxm.exclude, ofi-shm.exclude,
 # ofi-rxd.exclude) give the fabric's reasons for the ones its own limits
 # keep from passing.
-# ofi-shm: the whole suite and OFED's interop group; dat_soak_kill is
-# reported Excluded (ofi-shm.exclude): a peer killed while it holds the
-# process-shared spin lock of a survivor's shm region leaves it held
-# for good, and the survivor spins in libfabric, then faults when the
-# endpoint closes (libfabric 1.17, not a dapl-ofi race).
+# ofi-shm: the whole suite and OFED's interop group; dat_soak_kill parks
+# its peer outside libfabric before each kill (runfabtests-dat.sh,
+# shm_park): a peer killed while it holds the process-shared spin lock
+# of a survivor's shm region leaves it held for good, and the survivor
+# spins in libfabric, then faults when the endpoint closes (libfabric
+# 1.17, not a dapl-ofi race; it was excluded for that).
 # ofi-rxm: the functional tests (ofi-rxm.exclude gives rxm's reasons for
 # three), dtest (-c too), dtestsrq, dtestcm up to 256 connections
 # (ofi-rxm.exclude: rxm's memory per endpoint keeps 1,000 and more off a

@@ -45,6 +45,15 @@
  * Unexpected messages): the run then checks what dapl-ofi(7) promises
  * a consumer that keeps a receive posted for each message.
  *
+ * -P (with -K): the peer is parked before it is killed. It runs without
+ * dapl-ofi's progress thread (DAPL_OFI_PROGRESS=none); at SIGUSR1 each
+ * of its threads stops at its next poll, outside any DAT call, and the
+ * last one says so on a pipe; then the kill. What the peer had posted is
+ * still out, and so is what the survivor posted. For shm, whose
+ * endpoints share a spin lock with their peers: a peer killed inside
+ * libfabric may leave it held, and the survivor then spins in libfabric
+ * for good (fabtests-dat(7)).
+ *
  * It prints bytes verified and the out-of-order, lost and duplicate
  * counts, and fails if any of these counts is not 0.
  *
@@ -52,13 +61,16 @@
  *        dat_soak [-D IA] [-E PORT] [-d DUR] [-n EPS] 127.0.0.1 (client)
  *        dat_soak [-D IA] [-E PORT] [-d DUR] -K ROUNDS        (peer kill)
  *        -C on either side (both, for a normal run): credit
+ *        -P with -K: the peer parked, then killed
  * DUR is seconds, or a number with s, m or h (-d 10m for a release
  * check). The watchdog (-T) is raised to the duration plus 120 s.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -84,6 +96,7 @@
  * how long the Endpoints may take to have every kind of DTO out. */
 #define SOAK_END_LIMIT_US 1000000u
 #define SOAK_ARM_US       10000000u
+#define SOAK_PARK_US      5000000u /* -P: for the peer to park */
 
 enum { OP_NONE, OP_SEND, OP_WRITE, OP_READ };
 
@@ -141,6 +154,10 @@ static int neps = 4;
 static double duration_s = 10;
 static long kill_rounds;
 static int credit; /* -C */
+static int park;   /* -P; the peer: -p FD, the pipe to say it parked on */
+static int park_fd = -1;
+static volatile sig_atomic_t park_now; /* the peer: SIGUSR1 came */
+static atomic_int parked;              /* the peer: threads stopped */
 static int is_client;
 static atomic_int stopping;  /* no new requests */
 static atomic_int killed;    /* kill mode: the peer is gone */
@@ -272,6 +289,32 @@ static uint64_t rnd(struct soak_ep *e)
 	return e->rng >> 33;
 }
 
+/*
+ * -P's peer: once SIGUSR1 has come, stop here, before a post or a poll,
+ * for good (the kill comes next); the last thread to stop writes a byte
+ * to the survivor's pipe.
+ */
+static void park_point(void)
+{
+	if (!park_now)
+		return;
+	if (atomic_fetch_add(&parked, 1) + 1 == neps) {
+		char c = 'p';
+
+		if (write(park_fd, &c, 1) != 1)
+			ft_log("dat_soak: writing to the park pipe: %s",
+			       strerror(errno));
+	}
+	for (;;)
+		pause();
+}
+
+static void on_sigusr1(int sig)
+{
+	(void)sig;
+	park_now = 1;
+}
+
 static void post_recv(struct soak_ep *e)
 {
 	uint64_t idx = e->s.recv_posted;
@@ -280,6 +323,7 @@ static void post_recv(struct soak_ep *e)
 	DAT_DTO_COOKIE ck;
 	DAT_RETURN ret;
 
+	park_point();
 	if (e->s.recv_slot_busy[slot])
 		return;
 	t = ft_lmr_iov(&e->rbuf, (size_t)slot * SOAK_MAX_SIZE, SOAK_MAX_SIZE);
@@ -309,6 +353,7 @@ static int post_req(struct soak_ep *e, int op, int slot, size_t len,
 	DAT_DTO_COOKIE ck;
 	DAT_RETURN ret;
 
+	park_point();
 	if (r->op != OP_NONE)
 		return -1; /* its cookie is still out */
 	ck.as_64 = idx;
@@ -686,6 +731,7 @@ static int poll_once(struct soak_ep *e, int repost, DAT_TIMEOUT wait_us)
 	DAT_EVENT ev;
 	int got;
 
+	park_point();
 	got = drain_evd(e, e->ep.recv_evd, repost);
 	if (!e->shared) {
 		got += drain_evd(e, e->ep.req_evd, repost);
@@ -1029,9 +1075,9 @@ static void run_normal(void)
 
 /* ---- kill mode ----------------------------------------------------------- */
 
-static pid_t start_peer(void)
+static pid_t start_peer(int pipe_w)
 {
-	char port[16], n[16];
+	char port[16], n[16], pfd[16];
 	pid_t pid;
 
 	snprintf(port, sizeof(port), "%u", ft_opts.oob_port);
@@ -1039,17 +1085,24 @@ static pid_t start_peer(void)
 	pid = fork();
 	if (pid == 0) {
 		/* A client for an hour: it is killed long before. */
-		char *argv[] = {self_argv[0], "-q",   "-D",        NULL, "-E",
-		                port,         "-n",   n,           "-d", "3600",
-		                "-T",         "3700", "127.0.0.1", NULL, NULL};
-		int fd = open("/dev/null", O_WRONLY);
+		char *argv[] = {self_argv[0], "-q", "-D", NULL,   "-E", port,
+		                "-n",         n,    "-d", "3600", "-T", "3700",
+		                "127.0.0.1",  NULL, NULL, NULL,   NULL};
+		int fd = open("/dev/null", O_WRONLY), a = 12;
 
 		argv[3] = (char *)ft_opts.ia_name;
 		/* Its Sends keep to the credit too. */
-		if (credit) {
-			argv[13] = argv[12];
-			argv[12] = "-C";
+		if (credit)
+			argv[a++] = "-C";
+		/* Parked at SIGUSR1; no thread of dapl-ofi's in libfabric
+		 * meanwhile. */
+		if (park) {
+			snprintf(pfd, sizeof(pfd), "%d", pipe_w);
+			argv[a++] = "-p";
+			argv[a++] = pfd;
+			setenv("DAPL_OFI_PROGRESS", "none", 1);
 		}
+		argv[a] = "127.0.0.1";
 		/* Never outlives the survivor (its watchdog, say). */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (fd >= 0) {
@@ -1060,6 +1113,52 @@ static pid_t start_peer(void)
 		_exit(127);
 	}
 	return pid;
+}
+
+/*
+ * shm names an endpoint's region in /dev/shm after its process's pid and
+ * removes it when the endpoint closes; a killed peer leaves its regions
+ * behind (dapl-ofi(7)), some 16 MiB each. Remove the dead peer's.
+ */
+static void shm_leftovers(pid_t peer)
+{
+	char pre[32], path[300];
+	struct dirent *d;
+	size_t len;
+	DIR *dir;
+	int n = 0;
+
+	len = (size_t)snprintf(pre, sizeof(pre), "%d_", (int)peer);
+	dir = opendir("/dev/shm");
+	if (dir == NULL)
+		return;
+	while ((d = readdir(dir)) != NULL) {
+		if (strncmp(d->d_name, pre, len) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/dev/shm/%s", d->d_name);
+		if (unlink(path) == 0)
+			n++;
+	}
+	closedir(dir);
+	if (n > 0)
+		ft_log("the killed peer's shared memory regions removed: %d",
+		       n);
+}
+
+/* -P: have the peer park, and wait for it to say so on fd. */
+static void park_peer(pid_t peer, int fd, long round)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	uint64_t t0 = ft_now_us();
+	char c = 0;
+	int n;
+
+	kill(peer, SIGUSR1);
+	n = poll(&p, 1, (int)(SOAK_PARK_US / 1000));
+	FT_CHECK(n == 1 && read(fd, &c, 1) == 1 && c == 'p',
+	         "round %ld: the peer parked outside DAT calls (%llu us)",
+	         round, (unsigned long long)(ft_now_us() - t0));
+	close(fd);
 }
 
 /* Kill mode, over the rounds: the slowest end, and how the ends came. */
@@ -1073,12 +1172,22 @@ static int kill_round(long round, struct totals *all)
 	int i, status, armed;
 	long delay_ms;
 	uint64_t kill_us, arm_end, slowest = 0;
+	int pp[2] = {-1, -1};
 
 	atomic_store(&stopping, 0);
 	atomic_store(&killed, 0);
 	atomic_store(&arm, 0);
-	peer = start_peer();
+	/* -P: the peer says on pp[1] that it parked. */
+	if (park) {
+		FT_REQUIRE(pipe(pp) == 0,
+		           "round %ld: a pipe for the peer to say it parked",
+		           round);
+		(void)fcntl(pp[0], F_SETFD, FD_CLOEXEC);
+	}
+	peer = start_peer(pp[1]);
 	FT_REQUIRE(peer > 0, "round %ld: peer started", round);
+	if (park)
+		close(pp[1]);
 	ft_ia_open(ft_opts.ia_name, &ia);
 	for (i = 0; i < neps; i++)
 		ep_setup(&eps[i], i);
@@ -1128,10 +1237,13 @@ static int kill_round(long round, struct totals *all)
 		         ev == 0 ? 0ull
 		                 : (unsigned long long)((now - ev) / 1000));
 	}
+	if (park)
+		park_peer(peer, pp[0], round);
 	kill_us = ft_now_us();
 	kill(peer, SIGKILL);
 	atomic_store(&killed, 1);
 	waitpid(peer, &status, 0);
+	shm_leftovers(peer);
 	atomic_store(&stopping, 1);
 	memset(&t, 0, sizeof(t));
 	for (i = 0; i < neps; i++) {
@@ -1242,6 +1354,12 @@ static int opt(int o, const char *arg)
 	case 'C':
 		credit = 1;
 		return 0;
+	case 'P':
+		park = 1;
+		return 0;
+	case 'p':
+		park_fd = atoi(arg);
+		return park_fd > 2 ? 0 : -1;
 	default:
 		return -1;
 	}
@@ -1250,7 +1368,7 @@ static int opt(int o, const char *arg)
 int main(int argc, char **argv)
 {
 	static const struct ft_extra_opts extra = {
-	        .optstring = "d:n:K:C",
+	        .optstring = "d:n:K:CPp:",
 	        .handler = opt,
 	        .usage = "  -d DUR        how long the traffic runs: seconds, "
 	                 "or N[s|m|h] (default 10 s;\n"
@@ -1264,7 +1382,9 @@ int main(int argc, char **argv)
 	                 "times, within the duration\n"
 	                 "  -C            credit: Sends only into receives "
 	                 "the peer has posted\n"
-	                 "                (the peer of -K gets it too)\n",
+	                 "                (the peer of -K gets it too)\n"
+	                 "  -P            with -K: park the peer outside "
+	                 "DAT calls, then kill it\n",
 	};
 	unsigned need;
 
@@ -1276,6 +1396,17 @@ int main(int argc, char **argv)
 	is_client = ft_is_client();
 	FT_REQUIRE(!(kill_rounds && is_client),
 	           "-K runs alone: no server address");
+	FT_REQUIRE(!park || kill_rounds, "-P goes with -K");
+	/* -P's peer: parks at SIGUSR1 (park_point). */
+	if (park_fd >= 0) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_sigusr1;
+		sa.sa_flags = SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR1, &sa, NULL);
+	}
 	/* The watchdog outlasts the traffic. */
 	need = (unsigned)duration_s + 120;
 	if (ft_opts.watchdog > 0 && (unsigned)ft_opts.watchdog < need)
