@@ -2,7 +2,7 @@
 /* Copyright (c) 2026 dapl-ofi developers */
 /*
  * dat_linkloss: a lost link ends a connection with requests outstanding
- * within the link watch's bound (DAPL_OFI_LINK_TIMEOUT), and a link that
+ * within the link bound (DAPL_OFI_LINK_TIMEOUT), and a link that
  * comes back before it loses nothing.  Client and server run in two
  * network namespaces joined by a veth pair that carries the DAT traffic
  * (fabtests-dat/scripts/linkloss.sh sets them up); the side channel

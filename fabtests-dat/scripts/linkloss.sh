@@ -49,10 +49,15 @@ if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null ||
 		"(two network namespaces joined by veth)"
 	exit 61
 fi
+# MSG fabrics: the link watch over the connections' kernel TCP sockets.
+# RDM fabrics over IP: the control channel's keepalive and
+# TCP_USER_TIMEOUT (dapl-ofi(7)), its socket on the same link as the data.
 case $ia in
 ofi-tcp) prov=tcp ;;
 ofi-sockets) prov=sockets ;;
-*) echo "NOTRUN: $ia: the link watch is for tcp and sockets"; exit 61 ;;
+ofi-rxm) prov="tcp;ofi_rxm" ;;
+ofi-rxd) prov="udp;ofi_rxd" ;;
+*) echo "NOTRUN: $ia: a link to lose is for tcp, sockets, tcp;ofi_rxm and udp;ofi_rxd"; exit 61 ;;
 esac
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/linkloss.XXXXXX") || exit 2
@@ -67,12 +72,12 @@ trap cleanup EXIT
 
 # A namespace held by a sleeping child; its PID in $holder.
 mkns() {
-	local mine i
+	local mine
 	mine=$(readlink /proc/self/ns/net)
 	unshare -n sleep 100000 &
 	holder=$!
 	pids+=("$holder")
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		if [ "$(readlink "/proc/$holder/ns/net" 2>/dev/null)" != "$mine" ]; then
 			nsenter -t "$holder" -n ip link set lo up && return 0
 		fi
