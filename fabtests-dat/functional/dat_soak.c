@@ -47,12 +47,12 @@
  *
  * -P (with -K): the peer is parked before it is killed. It runs without
  * dapl-ofi's progress thread (DAPL_OFI_PROGRESS=none); at SIGUSR1 each
- * of its threads stops at its next poll, outside any DAT call, and the
- * last one says so on a pipe; then the kill. What the peer had posted is
- * still out, and so is what the survivor posted. For shm, whose
- * endpoints share a spin lock with their peers: a peer killed inside
- * libfabric may leave it held, and the survivor then spins in libfabric
- * for good (fabtests-dat(7)).
+ * of its threads stops before its next post or poll, outside any DAT
+ * call, and the last one says so on a pipe; then the kill. What the
+ * peer had posted is still out, and so is what the survivor posted. For
+ * shm, whose endpoints share a spin lock with their peers: a peer killed
+ * inside libfabric may leave it held, and the survivor then spins in
+ * libfabric for good (fabtests-dat(7)).
  *
  * It prints bytes verified and the out-of-order, lost and duplicate
  * counts, and fails if any of these counts is not 0.
@@ -67,8 +67,8 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
