@@ -646,10 +646,6 @@ static dof_status_t dofi_rdm_open(dofi_ep_t *ep, int passive)
 	re->self_conn = ++ri->next_conn;
 	if (dofi_map_put(&ri->conns, dofi_rdm_key(re->self_conn), ep) !=
 	    DOF_OK) {
-		/* What the close may still say of the first receive is
-		 * nobody's (dofi_dto_complete_err drops an op not
-		 * posted). */
-		(void)atomic_exchange(&re->warm_op.posted, 0);
 		dofi_rdm_close_locked(ep, fep);
 		dofi_rdm_av_put(av);
 		return DOF_ERR_NO_MEMORY;
@@ -748,6 +744,7 @@ static void dofi_rdm_flush_pool(dofi_pool_t *pool)
  */
 static void dofi_rdm_close_locked(dofi_ep_t *ep, struct fid_ep *fep)
 {
+	dofi_rdm_ep_t *re = dofi_rdm_ep(ep);
 	dofi_evd_t *a = ep->recv_evd, *b = ep->req_evd, *t;
 
 	if (a == b)
@@ -765,6 +762,11 @@ static void dofi_rdm_close_locked(dofi_ep_t *ep, struct fid_ep *fep)
 		dofi_lock_take(&a->lock);
 	if (b != NULL)
 		dofi_lock_take(&b->lock);
+	/* The passive side's first receive goes with the endpoint: what
+	 * the close may still say of it is nobody's (dofi_dto_complete_err
+	 * drops an op not posted). */
+	if (re != NULL)
+		(void)atomic_exchange(&re->warm_op.posted, 0);
 	if (fep != NULL)
 		dofi_ep_drop_fep(ep, fep);
 	else
@@ -893,7 +895,6 @@ static int dofi_rdm_close_fep(dofi_ep_t *ep)
 	       dofi_pool_used(&ep->req_pool) > 0;
 	if (owed)
 		dofi_cm_read_cqs(ep);
-	(void)atomic_exchange(&re->warm_op.posted, 0);
 	dofi_dto_order_drop(ep);
 	/* On an SRQ: it takes no more receives for the flush to leave. */
 	if (ep->srq != NULL)
