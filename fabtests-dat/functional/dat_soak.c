@@ -1075,10 +1075,20 @@ static void run_normal(void)
 
 /* ---- kill mode ----------------------------------------------------------- */
 
-static pid_t start_peer(int pipe_w)
+/* Start the peer; -P: *park_rd is the end of the pipe it says it
+ * parked on. */
+static pid_t start_peer(long round, int *park_rd)
 {
 	char port[16], n[16], pfd[16];
+	int pp[2] = {-1, -1};
 	pid_t pid;
+
+	if (park) {
+		FT_REQUIRE(pipe(pp) == 0,
+		           "round %ld: a pipe for the peer to say it parked",
+		           round);
+		(void)fcntl(pp[0], F_SETFD, FD_CLOEXEC);
+	}
 
 	snprintf(port, sizeof(port), "%u", ft_opts.oob_port);
 	snprintf(n, sizeof(n), "%d", neps);
@@ -1097,7 +1107,7 @@ static pid_t start_peer(int pipe_w)
 		/* Parked at SIGUSR1; no thread of dapl-ofi's in libfabric
 		 * meanwhile. */
 		if (park) {
-			snprintf(pfd, sizeof(pfd), "%d", pipe_w);
+			snprintf(pfd, sizeof(pfd), "%d", pp[1]);
 			argv[a++] = "-p";
 			argv[a++] = pfd;
 			setenv("DAPL_OFI_PROGRESS", "none", 1);
@@ -1111,6 +1121,10 @@ static pid_t start_peer(int pipe_w)
 		}
 		execv("/proc/self/exe", argv);
 		_exit(127);
+	}
+	if (park) {
+		close(pp[1]);
+		*park_rd = pp[0];
 	}
 	return pid;
 }
@@ -1172,22 +1186,13 @@ static int kill_round(long round, struct totals *all)
 	int i, status, armed;
 	long delay_ms;
 	uint64_t kill_us, arm_end, slowest = 0;
-	int pp[2] = {-1, -1};
+	int park_rd = -1;
 
 	atomic_store(&stopping, 0);
 	atomic_store(&killed, 0);
 	atomic_store(&arm, 0);
-	/* -P: the peer says on pp[1] that it parked. */
-	if (park) {
-		FT_REQUIRE(pipe(pp) == 0,
-		           "round %ld: a pipe for the peer to say it parked",
-		           round);
-		(void)fcntl(pp[0], F_SETFD, FD_CLOEXEC);
-	}
-	peer = start_peer(pp[1]);
+	peer = start_peer(round, &park_rd);
 	FT_REQUIRE(peer > 0, "round %ld: peer started", round);
-	if (park)
-		close(pp[1]);
 	ft_ia_open(ft_opts.ia_name, &ia);
 	for (i = 0; i < neps; i++)
 		ep_setup(&eps[i], i);
@@ -1238,7 +1243,7 @@ static int kill_round(long round, struct totals *all)
 		                 : (unsigned long long)((now - ev) / 1000));
 	}
 	if (park)
-		park_peer(peer, pp[0], round);
+		park_peer(peer, park_rd, round);
 	kill_us = ft_now_us();
 	kill(peer, SIGKILL);
 	atomic_store(&killed, 1);
