@@ -972,13 +972,48 @@ static int dofi_cq_arm(dofi_ia_t *ia, struct fid_cq *cq, int fd,
 }
 
 /*
- * The sleep in ms a dofi_cq_arm outcome allows (ms < 0: unbounded).
- * *busy: one wait's refused trywaits in a row (DOFI_ARM_SPINS).
+ * How long after a wait returned an event its waits stay hot: they read
+ * a queue without an fd traits->nap_reads times a nap (dofi.h).
  */
-static int dofi_arm_slice(int arm, int ms, int *busy)
+#define DOFI_WAIT_BURST_MS 1000
+
+/*
+ * Whether a wait that last returned an event at last (0: never) did so
+ * within window ns of now. A CNO's last may be newer than now (another
+ * waiter's): not within.
+ */
+static int dofi_wait_recent(uint64_t last, uint64_t window, uint64_t now)
 {
-	if (arm & DOFI_ARM_NAP)
+	return last != 0 && now >= last && now - last < window;
+}
+
+/*
+ * The back-to-back reads one nap of a wait that last returned an event
+ * at last makes, at now; now is 0 where the wait does not nap over a CQ
+ * without an fd, or never returned an event: 1, as when cold.
+ */
+static int dofi_wait_reads(const dofi_ia_t *ia, uint64_t last, uint64_t now)
+{
+	if (now == 0 || ia->traits->nap_reads <= 1 ||
+	    !dofi_wait_recent(last, DOFI_WAIT_BURST_MS * 1000000ull, now))
+		return 1;
+	return ia->traits->nap_reads;
+}
+
+/*
+ * The sleep in ms a dofi_cq_arm outcome allows (ms < 0: unbounded).
+ * *busy: one wait's refused trywaits in a row (DOFI_ARM_SPINS), or its
+ * reads over CQs without an fd; reads: how many of those make one nap
+ * (dofi_wait_reads).
+ */
+static int dofi_arm_slice(int arm, int ms, int *busy, int reads)
+{
+	if (arm & DOFI_ARM_NAP) {
+		/* A hot wait reads again at once, reads - 1 times a nap. */
+		if (reads > 1 && ++*busy % reads != 0)
+			return 0;
 		return 1; /* no fd: short naps (dofi_wait_poll) */
+	}
 	if (arm & DOFI_ARM_BUSY)
 		return (*busy)++ < DOFI_ARM_SPINS ? 0 : 1;
 	*busy = 0;
@@ -1021,6 +1056,7 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms, int *busy)
 	struct pollfd fds[DOFI_BLOCK_FDS];
 	int nfds = 1, ready = 0, arm = 0, hot;
 	int slice = ms;
+	uint64_t now = 0;
 
 	fds[0].fd = evd->efd;
 	fds[0].events = POLLIN;
@@ -1042,7 +1078,11 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms, int *busy)
 		     x = dofi_evd_xcq_next(x))
 			arm |= dofi_cq_arm(ia, x->cq, x->fd, fds, &nfds,
 			                   DOFI_BLOCK_FDS);
-		slice = dofi_arm_slice(arm, slice, busy);
+		if ((arm & DOFI_ARM_NAP) && evd->wait_last_ns != 0)
+			now = dofi_now_ns();
+		slice = dofi_arm_slice(
+		        arm, slice, busy,
+		        dofi_wait_reads(ia, evd->wait_last_ns, now));
 	}
 	/* No thread: come back for the connection events and timers. */
 	if (dofi_progress_off(ia) && (slice < 0 || slice > DOFI_WAIT_SLICE_MS))
@@ -1051,8 +1091,8 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms, int *busy)
 		slice = ms;
 	if (ready)
 		slice = 0; /* connection events to read first */
-	hot = ia->wait_hot_ns != 0 && (arm & DOFI_ARM_NAP) &&
-	      dofi_now_ns() < evd->wait_hot_until;
+	hot = ia->wait_hot_ns != 0 && now != 0 &&
+	      dofi_wait_recent(evd->wait_last_ns, ia->wait_hot_ns, now);
 	if (slice != 0 && dofi_wait_poll(ia, fds, nfds, slice, arm, hot) > 0 &&
 	    (fds[0].revents & POLLIN))
 		dofi_efd_drain(evd->efd);
@@ -1105,9 +1145,9 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 			if (nmore)
 				*nmore = (DAT_COUNT)(count - 1);
 			dofi_lock_give(&evd->lock);
-			if (evd->obj.ia->wait_hot_ns != 0)
-				evd->wait_hot_until = dofi_now_ns() +
-				                      evd->obj.ia->wait_hot_ns;
+			if (evd->obj.ia->wait_hot_ns != 0 ||
+			    evd->obj.ia->traits->nap_reads > 1)
+				evd->wait_last_ns = dofi_now_ns();
 			ret = DAT_SUCCESS;
 			break;
 		}
@@ -1399,16 +1439,16 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
 		struct pollfd fds[16];
 		dofi_evd_t *ready;
 		int nfds, ms, slice, retry, hot;
+		uint64_t last, now;
 
 		fds[0].fd = cno->efd;
 		fds[0].events = POLLIN;
 		ready = dofi_cno_ready(cno, fds, &nfds, 16, &retry);
 		if (ready != NULL) {
 			*evd_out = (DAT_EVD_HANDLE)ready;
-			if (ia->wait_hot_ns != 0)
-				__atomic_store_n(&cno->wait_hot_until,
-				                 dofi_now_ns() +
-				                         ia->wait_hot_ns,
+			if (ia->wait_hot_ns != 0 || ia->traits->nap_reads > 1)
+				__atomic_store_n(&cno->wait_last_ns,
+				                 dofi_now_ns(),
 				                 __ATOMIC_RELAXED);
 			ret = DAT_SUCCESS;
 			break;
@@ -1420,13 +1460,16 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
 			ret = DAT_TIMEOUT_EXPIRED;
 			break;
 		}
-		slice = dofi_arm_slice(retry, DOFI_WAIT_SLICE_MS * 10, &busy);
+		last = __atomic_load_n(&cno->wait_last_ns, __ATOMIC_RELAXED);
+		now = (retry & DOFI_ARM_NAP) && last != 0 ? dofi_now_ns() : 0;
+		slice = dofi_arm_slice(retry, DOFI_WAIT_SLICE_MS * 10, &busy,
+		                       dofi_wait_reads(ia, last, now));
 		if (ms >= 0 && ms < slice)
 			slice = ms;
-		hot = ia->wait_hot_ns != 0 && (retry & DOFI_ARM_NAP) &&
-		      dofi_now_ns() < __atomic_load_n(&cno->wait_hot_until,
-		                                      __ATOMIC_RELAXED);
-		if (dofi_wait_poll(ia, fds, nfds, slice, retry, hot) > 0 &&
+		hot = ia->wait_hot_ns != 0 && now != 0 &&
+		      dofi_wait_recent(last, ia->wait_hot_ns, now);
+		if (slice != 0 &&
+		    dofi_wait_poll(ia, fds, nfds, slice, retry, hot) > 0 &&
 		    (fds[0].revents & POLLIN))
 			dofi_efd_drain(cno->efd);
 	}

@@ -67,6 +67,9 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .av_keep = 1,
                 .delivery_write = 1,
                 .no_sigpipe = 1,
+                /* A read of its queue moves one segment of a large
+                 * message (nap_reads). */
+                .nap_reads = 64,
         },
         {
                 /* Writes are copied into the target by the sender (CMA
