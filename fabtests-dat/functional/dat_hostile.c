@@ -260,8 +260,13 @@ static void client(const struct sockaddr_in *to, uint64_t qual,
 	if (!data) {
 		DAT_EVENT ev;
 
-		/* The capture: the other end never answers. */
+		/* The capture: the other end never answers. Closed before
+		 * the exit: shm removes an endpoint's region from /dev/shm
+		 * only when the endpoint closes. */
 		(void)ft_wait(ep.conn_evd, 3000000, &ev);
+		ft_ep_free(&ep);
+		ft_mr_free(&mr);
+		ft_ia_close(&ia);
 		_exit(0);
 	}
 	if (ft_expect_event(ep.conn_evd, FT_TIMEOUT_US,
