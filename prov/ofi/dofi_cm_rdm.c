@@ -188,6 +188,9 @@ typedef struct dofi_rdm_cr {
 	dofi_rdm_chan_t *chan;
 	uint64_t peer_inc, peer_conn;
 	int answered;
+	/* The requester gave up (its REJ_CM came): its address may name an
+	 * endpoint closed since (dofi_rdm_accept). */
+	int gone;
 	uint16_t addr_len;
 	unsigned char addr[DOFI_RDM_WIRE_ADDR_MAX];
 } dofi_rdm_cr_t;
@@ -1269,7 +1272,14 @@ static dof_status_t dofi_rdm_accept(dofi_cr_t *cr, dofi_ep_t *ep,
 	st = dofi_rdm_open(ep, 1);
 	if (st != DOF_OK)
 		return DOF_ERR_NO_RESOURCE;
-	if (dofi_rdm_peer_insert(ep, rc->addr, rc->addr_len) != DOF_OK) {
+	/*
+	 * A requester that gave up closed its endpoint: its address is not
+	 * inserted. shm (libfabric 1.17) crashed in fi_av_insert of the
+	 * name of an endpoint closed in the same process (fabtests-dat's
+	 * dat_cm, a late accept: 9 runs in 12).
+	 */
+	if (!rc->gone &&
+	    dofi_rdm_peer_insert(ep, rc->addr, rc->addr_len) != DOF_OK) {
 		dofi_rdm_send_rej_cm(rc->chan, 0, rc->peer_conn,
 		                     DOFI_RDM_WIRE_R_BAD_ADDRESS);
 		rc->answered = 1;
@@ -1298,7 +1308,7 @@ static dof_status_t dofi_rdm_accept(dofi_cr_t *cr, dofi_ep_t *ep,
 	                       (dofi_rdm_ia(ep->obj.ia)->link_ns
 	                                ? dofi_rdm_ia(ep->obj.ia)->link_ns
 	                                : DOFI_RDM_LINK_MS * 1000000ull);
-	if (rc->chan->state != RDM_CHAN_UP) {
+	if (rc->gone || rc->chan->state != RDM_CHAN_UP) {
 		re->st = RDM_EP_DOWN;
 		dofi_cm_up_down(ep,
 		                DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
@@ -1678,6 +1688,22 @@ static void dofi_rdm_on_dreq(dofi_rdm_chan_t *ch, dofi_ep_t *ep,
 	dofi_rdm_end(ep, 0);
 }
 
+/* The requester of the unanswered CR that conn names on ch gave up.
+ * ia->lock held. */
+static void dofi_rdm_cr_gone(dofi_rdm_chan_t *ch, uint64_t conn)
+{
+	dofi_list_t *crs = &ch->ia->objs[DOFI_OBJ_CR], *e;
+
+	for (e = crs->next; e != crs; e = e->next) {
+		dofi_rdm_cr_t *rc =
+		        dofi_container_of(e, dofi_cr_t, obj.link)->cm;
+
+		if (rc != NULL && rc->chan == ch && rc->peer_conn == conn &&
+		    !rc->answered)
+			rc->gone = 1;
+	}
+}
+
 static void dofi_rdm_on_conn_msg(dofi_rdm_chan_t *ch,
                                  const dofi_rdm_wire_msg_t *m)
 {
@@ -1689,6 +1715,7 @@ static void dofi_rdm_on_conn_msg(dofi_rdm_chan_t *ch,
 		 * the consumer answers it, and that answer is dropped. */
 		dof_debug(DOFI_LOG, "a requester gave up (REJ_CM %u)",
 		          m->reason);
+		dofi_rdm_cr_gone(ch, m->src_conn);
 		return;
 	}
 	ep = dofi_rdm_find(ch, m);
