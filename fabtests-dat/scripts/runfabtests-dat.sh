@@ -393,6 +393,45 @@ finish() {
 	forget "$pid"
 }
 
+# ---- shm's regions -----------------------------------------------------------------
+# shm names an endpoint's shared memory region /dev/shm/PID_... and removes
+# it when the endpoint closes: one whose process is gone was left by a
+# process that ended without closing its IA, 16 MiB until the next boot.
+# shm_orphans: those regions, a name a line.
+shm_orphans() {
+	local f pid
+	for f in /dev/shm/[0-9]*_*; do
+		[ -e "$f" ] || continue
+		pid=${f#/dev/shm/}
+		pid=${pid%%_*}
+		kill -0 "$pid" 2>/dev/null || echo "${f#/dev/shm/}"
+	done
+}
+# Those the machine held before this run, none of its tests' doing.
+shm_orphans_before=$(shm_orphans)
+
+# shm_left IA LOG: on an IA whose provider is shm, the regions of gone
+# processes that appeared since the run began: named in LOG and in
+# shm_why, removed (so that the next test starts clean); false when
+# there were any.
+shm_left() {
+	local f n=0
+	shm_why=
+	[ "$(ia_fabric_provider "$1")" = shm ] || return 0
+	while read -r f; do
+		[ -n "$f" ] || continue
+		case $'\n'"$shm_orphans_before"$'\n' in
+		*$'\n'"$f"$'\n'*) continue ;;
+		esac
+		echo "runfabtests-dat: /dev/shm/$f: left by a process that" \
+			"ended without closing its endpoint" >>"$2"
+		rm -f "/dev/shm/$f"
+		shm_why+=" $f"
+		n=$((n + 1))
+	done <<<"$(shm_orphans)"
+	[ "$n" -eq 0 ]
+}
+
 # ---- results ---------------------------------------------------------------------
 npass=0
 nfail=0
@@ -411,6 +450,12 @@ report() {
 	local name=$1 ia=$2 result=$3 show=0 f why=
 	shift 3
 	progress_clear
+	# A test that ran leaves no shm region behind (shm_left).
+	shm_why=
+	case $result in Pass | Fail)
+		shm_left "$ia" "${1:-/dev/null}" || result=Fail
+		;;
+	esac
 	if [ "$result" = Notrun ]; then
 		why=$(notrun_why "$@")
 		[ "$named_ias" -eq 0 ] || result=Fail
@@ -420,6 +465,9 @@ report() {
 	Left) printf '%s %s: Left out (--skip)\n' "$name" "$ia" ;;
 	*) printf '%s %s: %s\n' "$name" "$ia" "$result" ;;
 	esac
+	[ -z "$shm_why" ] ||
+		echo "  left in /dev/shm by a process that ended without" \
+			"closing its endpoint (removed):$shm_why"
 	if [ -n "$why" ]; then
 		echo "  not run: $why"
 		[ "$named_ias" -eq 0 ] ||
