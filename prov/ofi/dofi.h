@@ -220,7 +220,7 @@ typedef struct dofi_cno {
 	int waiters;
 	int fd_proxy; /* dat_cno_fd_create: efd is the consumer's fd */
 	/* When a wait last returned an EVD (dofi_now_ns; 0: never), which
-	 * makes its waits hot for a while (dofi_wait_recent); any waiter's,
+	 * makes its waits hot for a while (dofi_wait_heat); any waiter's,
 	 * relaxed atomics (dofi_cno_wait). */
 	uint64_t wait_last_ns;
 } dofi_cno_t;
@@ -283,7 +283,7 @@ typedef struct dofi_evd {
 	int waitable;
 	int overflowed;
 	/* When a wait last returned an event (dofi_now_ns; 0: never),
-	 * which makes its waits hot for a while (dofi_wait_recent); the
+	 * which makes its waits hot for a while (dofi_wait_heat); the
 	 * one waiter's (dofi_evd_wait). */
 	uint64_t wait_last_ns;
 	dofi_cno_t *cno;

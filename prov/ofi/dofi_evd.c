@@ -977,34 +977,44 @@ static int dofi_cq_arm(dofi_ia_t *ia, struct fid_cq *cq, int fd,
  */
 #define DOFI_WAIT_BURST_MS 1000
 
-/*
- * Whether a wait that last returned an event at last (0: never) did so
- * within window ns of now. A CNO's last may be newer than now (another
- * waiter's): not within.
- */
-static int dofi_wait_recent(uint64_t last, uint64_t window, uint64_t now)
+/* Whether waits note when they last returned an event (dofi_wait_heat). */
+static inline int dofi_wait_notes(const dofi_ia_t *ia)
 {
-	return last != 0 && now >= last && now - last < window;
+	return ia->wait_hot_ns != 0 || ia->traits->nap_reads > 1;
 }
 
 /*
- * The back-to-back reads one nap of a wait that last returned an event
- * at last makes, at now; now is 0 where the wait does not nap over a CQ
- * without an fd, or never returned an event: 1, as when cold.
+ * A nap over CQs without an fd (arm has DOFI_ARM_NAP) of a wait whose EVD
+ * or CNO last returned an event at last (0: never): *reads, the reads
+ * back to back one nap makes (traits->nap_reads within
+ * DOFI_WAIT_BURST_MS of last, else 1), and *hot, whether the nap is
+ * short (within ia->wait_hot_ns, DAPL_OFI_WAIT_HOT). A CNO's last may be
+ * newer than the clock read here (another waiter's): cold.
  */
-static int dofi_wait_reads(const dofi_ia_t *ia, uint64_t last, uint64_t now)
+static void dofi_wait_heat(const dofi_ia_t *ia, uint64_t last, int arm,
+                           int *reads, int *hot)
 {
-	if (now == 0 || ia->traits->nap_reads <= 1 ||
-	    !dofi_wait_recent(last, DOFI_WAIT_BURST_MS * 1000000ull, now))
-		return 1;
-	return ia->traits->nap_reads;
+	uint64_t now, since;
+
+	*reads = 1;
+	*hot = 0;
+	if (!(arm & DOFI_ARM_NAP) || last == 0)
+		return;
+	now = dofi_now_ns();
+	if (now < last)
+		return;
+	since = now - last;
+	if (ia->traits->nap_reads > 1 &&
+	    since < DOFI_WAIT_BURST_MS * 1000000ull)
+		*reads = ia->traits->nap_reads;
+	*hot = ia->wait_hot_ns != 0 && since < ia->wait_hot_ns;
 }
 
 /*
  * The sleep in ms a dofi_cq_arm outcome allows (ms < 0: unbounded).
  * *busy: one wait's refused trywaits in a row (DOFI_ARM_SPINS), or its
  * reads over CQs without an fd; reads: how many of those make one nap
- * (dofi_wait_reads).
+ * (dofi_wait_heat).
  */
 static int dofi_arm_slice(int arm, int ms, int *busy, int reads)
 {
@@ -1054,9 +1064,8 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms, int *busy)
 {
 	dofi_ia_t *ia = evd->obj.ia;
 	struct pollfd fds[DOFI_BLOCK_FDS];
-	int nfds = 1, ready = 0, arm = 0, hot;
+	int nfds = 1, ready = 0, arm = 0, reads = 1, hot = 0;
 	int slice = ms;
-	uint64_t now = 0;
 
 	fds[0].fd = evd->efd;
 	fds[0].events = POLLIN;
@@ -1078,11 +1087,8 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms, int *busy)
 		     x = dofi_evd_xcq_next(x))
 			arm |= dofi_cq_arm(ia, x->cq, x->fd, fds, &nfds,
 			                   DOFI_BLOCK_FDS);
-		if ((arm & DOFI_ARM_NAP) && evd->wait_last_ns != 0)
-			now = dofi_now_ns();
-		slice = dofi_arm_slice(
-		        arm, slice, busy,
-		        dofi_wait_reads(ia, evd->wait_last_ns, now));
+		dofi_wait_heat(ia, evd->wait_last_ns, arm, &reads, &hot);
+		slice = dofi_arm_slice(arm, slice, busy, reads);
 	}
 	/* No thread: come back for the connection events and timers. */
 	if (dofi_progress_off(ia) && (slice < 0 || slice > DOFI_WAIT_SLICE_MS))
@@ -1091,8 +1097,6 @@ static void dofi_evd_block(dofi_evd_t *evd, int ms, int *busy)
 		slice = ms;
 	if (ready)
 		slice = 0; /* connection events to read first */
-	hot = ia->wait_hot_ns != 0 && now != 0 &&
-	      dofi_wait_recent(evd->wait_last_ns, ia->wait_hot_ns, now);
 	if (slice != 0 && dofi_wait_poll(ia, fds, nfds, slice, arm, hot) > 0 &&
 	    (fds[0].revents & POLLIN))
 		dofi_efd_drain(evd->efd);
@@ -1145,8 +1149,7 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 			if (nmore)
 				*nmore = (DAT_COUNT)(count - 1);
 			dofi_lock_give(&evd->lock);
-			if (evd->obj.ia->wait_hot_ns != 0 ||
-			    evd->obj.ia->traits->nap_reads > 1)
+			if (dofi_wait_notes(evd->obj.ia))
 				evd->wait_last_ns = dofi_now_ns();
 			ret = DAT_SUCCESS;
 			break;
@@ -1438,15 +1441,14 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
 	for (;;) {
 		struct pollfd fds[16];
 		dofi_evd_t *ready;
-		int nfds, ms, slice, retry, hot;
-		uint64_t last, now;
+		int nfds, ms, slice, retry, reads, hot;
 
 		fds[0].fd = cno->efd;
 		fds[0].events = POLLIN;
 		ready = dofi_cno_ready(cno, fds, &nfds, 16, &retry);
 		if (ready != NULL) {
 			*evd_out = (DAT_EVD_HANDLE)ready;
-			if (ia->wait_hot_ns != 0 || ia->traits->nap_reads > 1)
+			if (dofi_wait_notes(ia))
 				__atomic_store_n(&cno->wait_last_ns,
 				                 dofi_now_ns(),
 				                 __ATOMIC_RELAXED);
@@ -1460,14 +1462,14 @@ DAT_RETURN dofi_cno_wait(DAT_CNO_HANDLE h, DAT_TIMEOUT timeout,
 			ret = DAT_TIMEOUT_EXPIRED;
 			break;
 		}
-		last = __atomic_load_n(&cno->wait_last_ns, __ATOMIC_RELAXED);
-		now = (retry & DOFI_ARM_NAP) && last != 0 ? dofi_now_ns() : 0;
+		dofi_wait_heat(
+		        ia,
+		        __atomic_load_n(&cno->wait_last_ns, __ATOMIC_RELAXED),
+		        retry, &reads, &hot);
 		slice = dofi_arm_slice(retry, DOFI_WAIT_SLICE_MS * 10, &busy,
-		                       dofi_wait_reads(ia, last, now));
+		                       reads);
 		if (ms >= 0 && ms < slice)
 			slice = ms;
-		hot = ia->wait_hot_ns != 0 && now != 0 &&
-		      dofi_wait_recent(last, ia->wait_hot_ns, now);
 		if (slice != 0 &&
 		    dofi_wait_poll(ia, fds, nfds, slice, retry, hot) > 0 &&
 		    (fds[0].revents & POLLIN))
