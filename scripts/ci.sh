@@ -189,7 +189,8 @@ runner_summary() {
 # spins in libfabric, then faults when the endpoint closes (libfabric
 # 1.17, not a dapl-ofi race; it was excluded for that).
 # ofi-rxm: the functional tests (ofi-rxm.exclude gives rxm's reasons for
-# two; dat_linkloss runs: the control channel sees the lost link), dtest (-c too), dtestsrq, dtestcm up to 256 connections
+# two; dat_linkloss runs: the control channel sees the lost link), dtest
+# (-c too), dtestsrq, dtestcm up to 256 connections
 # (ofi-rxm.exclude: rxm's memory per endpoint keeps 1,000 and more off a
 # 24 GiB machine), dapltest, and dat_soak_kill with whole messages
 # where libfabric's rxm hangs on a peer killed mid-message
@@ -198,8 +199,9 @@ runner_summary() {
 # immediate data waits for its Write's delivery before its message
 # (dapl-ofi(7)).
 # ofi-rxd: the functional tests (ofi-rxd.exclude gives rxd's reasons for
-# three; dat_linkloss runs, as on ofi-rxm; dat_soak and dat_soak_kill run with -C, each side's Sends within
-# the receives its peer has posted, as rxd mishandles a message that
+# three; dat_linkloss runs, as on ofi-rxm; dat_soak and dat_soak_kill
+# run with -C, each side's Sends within the receives its peer has
+# posted, as rxd mishandles a message that
 # arrives before its receive: runfabtests-dat.sh, rxd_credit; dat_soak
 # had been excluded for it), dtest (-W, -p and -c too), dtestx,
 # dtestsrq (one connection and -c 8), dtestcm up to 1,000 connections
