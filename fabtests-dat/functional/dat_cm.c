@@ -496,7 +496,7 @@ static void check_no_listener(void)
 static void check_timeout(void)
 {
 	struct ft_ep c, s;
-	struct ft_mr mr;
+	struct ft_mr mr, smr;
 	DAT_CR_HANDLE cr;
 	DAT_EVENT ev;
 	DAT_RETURN ret;
@@ -505,6 +505,8 @@ static void check_timeout(void)
 	new_ep(&cia, &c);
 	new_ep(&sia, &s);
 	FT_DAT_OK(ft_mr_create(&cia, cia.pz, 4096, DAT_MEM_PRIV_ALL_FLAG, &mr));
+	FT_DAT_OK(
+	        ft_mr_create(&sia, sia.pz, 4096, DAT_MEM_PRIV_ALL_FLAG, &smr));
 	post_recvs(&c, &mr, 1, 0x600);
 	t0 = ft_now_us();
 	FT_DAT_CHECK(connect_to(&c, L.qual, 500000, 0, NULL));
@@ -520,8 +522,13 @@ static void check_timeout(void)
 	expect_state(c.ep, DAT_EP_STATE_DISCONNECTED, "after TIMED_OUT");
 	expect_flushed(&c, 1, 0x600, "TIMED_OUT");
 
-	/* Accepting after the requester gave up must not connect. */
+	/*
+	 * Accepting after the requester gave up must not connect: the
+	 * accepting EP ends Disconnected, its posted receive flushed
+	 * (dat_cr_accept).
+	 */
 	if (cr != DAT_HANDLE_NULL) {
+		post_recvs(&s, &smr, 1, 0x680);
 		ret = dat_cr_accept(cr, s.ep, 0, NULL);
 		if (ret == DAT_SUCCESS) {
 			ft_expect_event(
@@ -532,6 +539,7 @@ static void check_timeout(void)
 			        "ACCEPT_COMPLETION_ERROR");
 			expect_state(s.ep, DAT_EP_STATE_DISCONNECTED,
 			             "after ACCEPT_COMPLETION_ERROR");
+			expect_flushed(&s, 1, 0x680, "late accept");
 		} else {
 			FT_CHECK(true, "a late accept is refused at once: %s",
 			         ft_ret_str(ret));
@@ -543,6 +551,7 @@ static void check_timeout(void)
 	ft_ep_free(&c);
 	ft_ep_free(&s);
 	ft_mr_free(&mr);
+	ft_mr_free(&smr);
 }
 
 static void check_disconnect_pending_connect(void)
