@@ -44,6 +44,7 @@ static struct fake {
 	uint64_t taken_flags[MAXPOST * 2];
 	uint32_t ntaken;
 	int refuse; /* fail posts with FI_EIO */
+	int full;   /* no room: posts answer -FI_EAGAIN */
 	int breaks; /* cm_break_later calls */
 	/* What came out, in order. */
 	DAT_EVENT out[MAXPOST * 2];
@@ -52,6 +53,8 @@ static struct fake {
 
 static ssize_t fake_take(void *context, uint64_t flags)
 {
+	if (F.full)
+		return -FI_EAGAIN;
 	if (F.refuse)
 		return -FI_EIO;
 	ck_assert_uint_lt(F.ntaken, MAXPOST * 2);
@@ -161,7 +164,7 @@ static void fake_setup(int late_order, uint64_t write_flags)
 	F.ep->attr.max_rdma_read_iov = 4;
 	F.ep->attr.max_rdma_write_iov = 4;
 	ck_assert_int_eq(dofi_pool_init(&F.ep->req_pool, 2 * MAXPOST, F.ep,
-	                                NULL, NULL, 0),
+	                                NULL, NULL, 0, 0),
 	                 DOF_OK);
 	dofi_dto_order_reset(F.ep);
 }
@@ -176,8 +179,9 @@ static void fake_teardown(void)
 	free(F.ia);
 }
 
-/* Post one request; its op (NULL when the post failed). */
-static dofi_op_t *post(uint8_t type, uint64_t cookie, int suppress)
+/* Post one request as the consumer does: what the post said. */
+static DAT_RETURN post_raw(uint8_t type, uint64_t cookie,
+                           DAT_COMPLETION_FLAGS flags)
 {
 	DAT_LMR_TRIPLET seg = {.lmr_context = 1,
 	                       .virtual_address = (uintptr_t)F.buf,
@@ -185,22 +189,27 @@ static dofi_op_t *post(uint8_t type, uint64_t cookie, int suppress)
 	DAT_RMR_TRIPLET rmt = {.rmr_context = 9,
 	                       .virtual_address = 0x10000,
 	                       .segment_length = 4096};
-	DAT_COMPLETION_FLAGS flags = suppress ? DAT_COMPLETION_SUPPRESS_FLAG
-	                                      : DAT_COMPLETION_DEFAULT_FLAG;
 	DAT_DTO_COOKIE c = {.as_64 = cookie};
-	uint32_t before = F.ntaken;
-	DAT_RETURN ret;
 
 	switch (type) {
 	case DOFI_OP_SEND:
-		ret = dofi_ep_post_send(F.ep, 1, &seg, c, flags);
-		break;
+		return dofi_ep_post_send(F.ep, 1, &seg, c, flags);
 	case DOFI_OP_WRITE:
-		ret = dofi_ep_post_rdma_write(F.ep, 1, &seg, c, &rmt, flags);
-		break;
+		return dofi_ep_post_rdma_write(F.ep, 1, &seg, c, &rmt, flags);
 	default:
-		ret = dofi_ep_post_rdma_read(F.ep, 1, &seg, c, &rmt, flags);
+		return dofi_ep_post_rdma_read(F.ep, 1, &seg, c, &rmt, flags);
 	}
+}
+
+/* Post one request; its op (NULL when the post failed). */
+static dofi_op_t *post(uint8_t type, uint64_t cookie, int suppress)
+{
+	uint32_t before = F.ntaken;
+	DAT_RETURN ret;
+
+	ret = post_raw(type, cookie,
+	               suppress ? DAT_COMPLETION_SUPPRESS_FLAG
+	                        : DAT_COMPLETION_DEFAULT_FLAG);
 	if (F.refuse) {
 		ck_assert_int_ne(ret, DAT_SUCCESS);
 		ck_assert_uint_eq(F.ntaken, before);
@@ -986,6 +995,166 @@ START_TEST(order_saw_granted_no_wait)
 }
 END_TEST
 
+/* ---- requests the fabric has no room for (dofi_defer.c) ----------------- */
+
+/* The EP with defer slots, as dofi_ep_alloc_pools makes it. */
+static void defer_setup(int late_order, uint64_t write_flags)
+{
+	fake_setup(late_order, write_flags);
+	dofi_pool_fini(&F.ep->req_pool);
+	ck_assert_int_eq(dofi_pool_init(&F.ep->req_pool, 2 * MAXPOST, F.ep,
+	                                NULL, NULL, 0,
+	                                dofi_defer_bytes(2 * MAXPOST, 4)),
+	                 DOF_OK);
+	dofi_defer_init(F.ep, 4);
+}
+
+/* Post one request while the fabric may be full: what the post said. */
+static DAT_RETURN post_ret(uint8_t type, uint64_t cookie)
+{
+	return post_raw(type, cookie, DAT_COMPLETION_DEFAULT_FLAG);
+}
+
+static void taken_are(const uint64_t *cookies, uint32_t n)
+{
+	uint32_t i;
+
+	ck_assert_uint_eq(F.ntaken, n);
+	for (i = 0; i < n; i++)
+		ck_assert_uint_eq(F.taken[i]->cookie.as_64, cookies[i]);
+}
+
+/*
+ * With no room, posts succeed and wait, later ones behind them even once
+ * there is room; the next post sends them all, in posting order.
+ */
+START_TEST(defer_post_queues_in_order)
+{
+	static const uint64_t order[] = {0, 1, 2, 3};
+	static const struct want w[] = {{0, DAT_DTO_SUCCESS},
+	                                {1, DAT_DTO_SUCCESS},
+	                                {2, DAT_DTO_SUCCESS},
+	                                {3, DAT_DTO_SUCCESS}};
+	uint32_t i;
+
+	defer_setup(DOFI_ORDER_NONE, 0);
+	F.full = 1;
+	ck_assert_int_eq(post_ret(DOFI_OP_SEND, 0), DAT_SUCCESS);
+	ck_assert_uint_eq(F.ep->deferring, 1);
+	ck_assert_uint_eq(atomic_load(&F.ia->defer_neps), 1);
+	ck_assert_int_eq(post_ret(DOFI_OP_WRITE, 1), DAT_SUCCESS);
+	F.full = 0;
+	/* Room now, but the queue is not empty: behind it. */
+	ck_assert_int_eq(post_ret(DOFI_OP_SEND, 2), DAT_SUCCESS);
+	ck_assert_uint_eq(F.ntaken, 3);
+	ck_assert_uint_eq(F.ep->deferring, 0);
+	ck_assert_int_eq(post_ret(DOFI_OP_SEND, 3), DAT_SUCCESS);
+	taken_are(order, 4);
+	/* Nothing waits: the IA's list empties at the next look. */
+	ck_assert_int_eq(dofi_defer_kick(F.ia), 0);
+	ck_assert_uint_eq(atomic_load(&F.ia->defer_neps), 0);
+	ck_assert_int_eq(dofi_defer_kick(F.ia), 0);
+	for (i = 0; i < 4; i++)
+		complete(F.taken[i], 0);
+	end_with(w, sizeof(w) / sizeof(w[0]));
+}
+END_TEST
+
+/* Whoever reads completions posts the waiting requests once there is
+ * room (dofi_defer_kick), in order. */
+START_TEST(defer_kick_posts_waiting)
+{
+	static const uint64_t order[] = {5, 6, 7};
+	static const struct want w[] = {{5, DAT_DTO_SUCCESS},
+	                                {6, DAT_DTO_SUCCESS},
+	                                {7, DAT_DTO_SUCCESS}};
+	uint32_t i;
+
+	defer_setup(DOFI_ORDER_NONE, 0);
+	F.full = 1;
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(post_ret(DOFI_OP_SEND, 5 + i), DAT_SUCCESS);
+	ck_assert_uint_eq(F.ntaken, 0);
+	ck_assert_int_eq(dofi_defer_kick(F.ia), 1); /* still full */
+	ck_assert_uint_eq(F.ntaken, 0);
+	F.full = 0;
+	ck_assert_int_eq(dofi_defer_kick(F.ia), 0);
+	taken_are(order, 3);
+	ck_assert_uint_eq(F.ep->deferring, 0);
+	ck_assert_uint_eq(atomic_load(&F.ia->defer_neps), 0);
+	for (i = 0; i < 3; i++)
+		complete(F.taken[i], 0);
+	end_with(w, sizeof(w) / sizeof(w[0]));
+}
+END_TEST
+
+/*
+ * The connection's end forgets the queue: its requests stay posted for
+ * the flush, and nothing of it reaches the fabric afterwards; a waiting
+ * request the fabric then refuses for good breaks the connection.
+ */
+START_TEST(defer_drop_and_refusal)
+{
+	defer_setup(DOFI_ORDER_NONE, 0);
+	F.full = 1;
+	ck_assert_int_eq(post_ret(DOFI_OP_SEND, 1), DAT_SUCCESS);
+	ck_assert_int_eq(post_ret(DOFI_OP_SEND, 2), DAT_SUCCESS);
+	/* Refused for good: the connection breaks; later posts queue. */
+	F.full = 0;
+	F.refuse = 1;
+	(void)dofi_defer_kick(F.ia);
+	ck_assert_int_eq(F.breaks, 1);
+	ck_assert_int_eq(atomic_load(&F.ep->dto_error), 1);
+	ck_assert_uint_eq(atomic_load(&F.ia->defer_neps), 0);
+	ck_assert_int_eq(post_ret(DOFI_OP_SEND, 3), DAT_SUCCESS);
+	ck_assert_uint_eq(F.ntaken, 0);
+	/* The end. */
+	F.refuse = 0;
+	atomic_store(&F.ep->state, DAT_EP_STATE_DISCONNECTED);
+	dofi_defer_drop(F.ep);
+	ck_assert_uint_eq(F.ep->deferring, 0);
+	ck_assert_uint_eq(F.ep->defer_head, DOFI_POOL_NONE);
+	ck_assert_uint_eq(dofi_pool_used(&F.ep->req_pool), 3);
+	(void)dofi_defer_kick(F.ia);
+	ck_assert_uint_eq(F.ntaken, 0);
+	fake_teardown();
+}
+END_TEST
+
+/*
+ * A Send fenced behind a Write (no FI_ORDER_SAW) while requests wait for
+ * room waits in the queue, not in its post, and goes once the Write has
+ * completed.
+ */
+START_TEST(defer_fenced_send_waits_in_queue)
+{
+	static const uint64_t order[] = {0, 1};
+	static const struct want w[] = {{0, DAT_DTO_SUCCESS},
+	                                {1, DAT_DTO_SUCCESS}};
+
+	defer_setup(DOFI_ORDER_NONE, 0);
+	F.ia->fence = DOFI_FENCE_WRITE;
+	F.ia->late_order = DOFI_ORDER_LATE;
+	F.ia->write_flags = FI_DELIVERY_COMPLETE;
+	F.ia->quiet_write_flags = FI_DELIVERY_COMPLETE;
+	F.full = 1;
+	ck_assert_int_eq(post_ret(DOFI_OP_WRITE, 0), DAT_SUCCESS);
+	ck_assert(dofi_fence_due(F.ep, DOFI_FENCE_WAITS(DOFI_OP_SEND)));
+	/* Returns at once (dofi_dto_fence would wait 20 s). */
+	ck_assert_int_eq(post_ret(DOFI_OP_SEND, 1), DAT_SUCCESS);
+	F.full = 0;
+	ck_assert_int_eq(dofi_defer_kick(F.ia), 1); /* the Send waits */
+	ck_assert_uint_eq(F.ntaken, 1);
+	ck_assert_uint_eq(F.taken_flags[0] & FI_DELIVERY_COMPLETE,
+	                  FI_DELIVERY_COMPLETE);
+	complete(F.taken[0], 0);
+	ck_assert_int_eq(dofi_defer_kick(F.ia), 0);
+	taken_are(order, 2);
+	complete(F.taken[1], 0);
+	end_with(w, sizeof(w) / sizeof(w[0]));
+}
+END_TEST
+
 Suite *check_prov_order_suite(void)
 {
 	Suite *s = suite_create("prov posting order");
@@ -1009,6 +1178,10 @@ Suite *check_prov_order_suite(void)
 	tcase_add_test(tc, order_dequeue_beside_drain);
 	tcase_add_test(tc, order_saw_fence_send_waits);
 	tcase_add_test(tc, order_saw_granted_no_wait);
+	tcase_add_test(tc, defer_post_queues_in_order);
+	tcase_add_test(tc, defer_kick_posts_waiting);
+	tcase_add_test(tc, defer_drop_and_refusal);
+	tcase_add_test(tc, defer_fenced_send_waits_in_queue);
 	suite_add_tcase(s, tc);
 	return s;
 }

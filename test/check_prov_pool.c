@@ -47,7 +47,7 @@ START_TEST(pool_fresh_setup)
 	dofi_pool_t pool;
 	uint32_t i;
 
-	ck_assert_int_eq(dofi_pool_init(&pool, N, fake_ep, iov, desc, NIOV),
+	ck_assert_int_eq(dofi_pool_init(&pool, N, fake_ep, iov, desc, NIOV, 0),
 	                 DOF_OK);
 	ck_assert_uint_eq(dofi_pool_seen(&pool), 0);
 	ck_assert_uint_eq(dofi_pool_used(&pool), 0);
@@ -77,7 +77,7 @@ START_TEST(pool_fresh_setup)
 	dofi_pool_fini(&pool);
 	ck_assert_ptr_null(pool.ops);
 	/* No IOV slots: a request pool. */
-	ck_assert_int_eq(dofi_pool_init(&pool, 2, fake_ep, NULL, NULL, 0),
+	ck_assert_int_eq(dofi_pool_init(&pool, 2, fake_ep, NULL, NULL, 0, 0),
 	                 DOF_OK);
 	ck_assert_ptr_null(dofi_pool_get(&pool)->iov);
 	dofi_pool_fini(&pool);
@@ -91,7 +91,7 @@ START_TEST(pool_exhaustion)
 	dofi_pool_t pool;
 	uint32_t i, j;
 
-	ck_assert_int_eq(dofi_pool_init(&pool, N, fake_ep, NULL, NULL, 0),
+	ck_assert_int_eq(dofi_pool_init(&pool, N, fake_ep, NULL, NULL, 0, 0),
 	                 DOF_OK);
 	for (i = 0; i < N; i++) {
 		ops[i] = dofi_pool_get(&pool);
@@ -107,7 +107,7 @@ START_TEST(pool_exhaustion)
 	ck_assert_ptr_null(dofi_pool_get(&pool));
 	dofi_pool_fini(&pool);
 	/* A pool of none hands out none. */
-	ck_assert_int_eq(dofi_pool_init(&pool, 0, fake_ep, NULL, NULL, 0),
+	ck_assert_int_eq(dofi_pool_init(&pool, 0, fake_ep, NULL, NULL, 0, 0),
 	                 DOF_OK);
 	ck_assert_ptr_null(dofi_pool_get(&pool));
 	ck_assert_uint_eq(dofi_pool_used(&pool), 0);
@@ -122,7 +122,7 @@ START_TEST(pool_reuse)
 	dofi_pool_t pool;
 	dofi_op_t *a, *b, *c;
 
-	ck_assert_int_eq(dofi_pool_init(&pool, 16, fake_ep, NULL, NULL, 0),
+	ck_assert_int_eq(dofi_pool_init(&pool, 16, fake_ep, NULL, NULL, 0, 0),
 	                 DOF_OK);
 	a = dofi_pool_get(&pool);
 	b = dofi_pool_get(&pool);
@@ -153,7 +153,7 @@ START_TEST(pool_used_count)
 	dofi_pool_t pool;
 	uint32_t i;
 
-	ck_assert_int_eq(dofi_pool_init(&pool, 64, fake_ep, NULL, NULL, 0),
+	ck_assert_int_eq(dofi_pool_init(&pool, 64, fake_ep, NULL, NULL, 0, 0),
 	                 DOF_OK);
 	for (i = 0; i < N; i++) {
 		ops[i] = dofi_pool_get(&pool);
@@ -264,9 +264,9 @@ START_TEST(pool_two_threads)
 	int i;
 
 	ck_assert_ptr_nonnull(mt);
-	ck_assert_int_eq(
-	        dofi_pool_init(&mt->pool, POOL_MT_SIZE, fake_ep, NULL, NULL, 0),
-	        DOF_OK);
+	ck_assert_int_eq(dofi_pool_init(&mt->pool, POOL_MT_SIZE, fake_ep, NULL,
+	                                NULL, 0, 0),
+	                 DOF_OK);
 	pthread_barrier_init(&mt->start, NULL, 2);
 	for (i = 0; i < 2; i++) {
 		memset(&th[i], 0, sizeof(th[i]));

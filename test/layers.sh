@@ -1,10 +1,10 @@
 #!/bin/sh
 # The provider's files are layered (dofi.h, "dofi_ctl_ops"): each calls
 # only into files of a lower layer, or of its own layer where that layer is
-# the data path (dofi_dto.c and dofi_evd.c, the one circle allowed). Calls
-# upward go through ia->ctl or ia->cm_ops. This reads the built objects
-# (nm): every symbol a file uses that another file defines must come from
-# a lower layer. A new file must be given a layer here.
+# the data path (dofi_dto.c, dofi_defer.c, dofi_evd.c: the one circle
+# allowed). Calls upward go through ia->ctl or ia->cm_ops. This reads the
+# built objects (nm): every symbol a file uses that another file defines
+# must come from a lower layer. A new file must be given a layer here.
 set -u
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
 objdir="$top_builddir/prov/ofi/.libs"
@@ -15,7 +15,7 @@ dofi_util:0
 dofi_status:1 dofi_traits:1 dofi_map:1 dofi_timer:1 dofi_cm_hdr:1
 dofi_instance:1 dofi_ext_attr:1 dofi_rdm_wire:1
 dofi_gate:2
-dofi_dto:3 dofi_evd:3 dofi_ext_dto:3
+dofi_dto:3 dofi_defer:3 dofi_evd:3 dofi_ext_dto:3
 dofi_progress:4
 dofi_mem:5
 dofi_srq:6

@@ -445,6 +445,9 @@ typedef struct dofi_pool {
 	size_t ops_bytes;           /* dofi_lazy_alloc'd */
 	_Atomic uint32_t fresh;     /* ops [0, fresh) are set up */
 	pthread_mutex_t fresh_lock; /* sets up the next one */
+	/* Bytes of the block after the ops (extra_bytes at dofi_pool_init;
+	 * NULL if none): the request pool's defer slots. */
+	void *extra;
 	/* What an op starts with: its EP, and a receive's IOV slots. */
 	struct dofi_ep *ep;
 	struct iovec *iov;
@@ -471,6 +474,9 @@ typedef struct dofi_ep {
 	/* A receive completed in error: later ones do not succeed (read on
 	 * every completion of a receive; dofi_dto_complete_err). */
 	uint8_t recv_failed;
+	/* Requests wait in its defer queue (dofi_defer.c): later posts
+	 * queue behind them (read on every post, beside counting). */
+	uint8_t deferring;
 	dofi_pz_t *pz;
 	dofi_evd_t *recv_evd;
 	dofi_evd_t *req_evd;
@@ -553,6 +559,21 @@ typedef struct dofi_ep {
 	uint8_t watched;
 	_Atomic uint8_t kicked;
 	struct dofi_ep *kick_next;
+	/*
+	 * Requests the fabric had no room for (dofi_defer.c), under
+	 * ia->defer_lock: the queue (req_pool indices, linked by op->next),
+	 * the EP's link among the IA's EPs that have one, whether the
+	 * fabric refused one of them for good, and each request op's saved
+	 * arguments (the slots follow req_pool's ops in their block).
+	 */
+	uint32_t defer_head, defer_tail;
+	struct dofi_ep *defer_next;
+	uint8_t defer_listed;
+	uint8_t defer_failed;
+	struct dofi_defer *defer_rec;
+	struct iovec *defer_iov;
+	void **defer_desc;
+	uint32_t defer_niov;
 	/* The receive ops' iovecs, then their descriptors: one block,
 	 * dofi_lazy_alloc'd, of recv_block_bytes. */
 	void *recv_block;
@@ -904,6 +925,14 @@ typedef struct dofi_ia {
 	dofi_timers_t timers;
 	dofi_list_t watch;
 	struct dofi_ep *_Atomic kicks;
+	/*
+	 * Requests waiting for room (dofi_defer.c): the EPs that hold some,
+	 * how many of them (read where completions are read, so that those
+	 * post them), and the lock of the list and of every EP's queue.
+	 */
+	struct dofi_ep *defer_eps;
+	_Atomic uint32_t defer_neps;
+	pthread_mutex_t defer_lock;
 	/* lmr_context -> LMR, lock-free reads: chunked table. */
 	dofi_lmr_t **lmr_chunks[256];
 	uint32_t lmr_next;
@@ -1327,7 +1356,7 @@ DAT_RETURN dofi_ep_post_rdma_write(DAT_EP_HANDLE, DAT_COUNT, DAT_LMR_TRIPLET *,
                                    DAT_COMPLETION_FLAGS);
 dof_status_t dofi_pool_init(dofi_pool_t *pool, uint32_t size,
                             struct dofi_ep *ep, struct iovec *iov, void **desc,
-                            uint32_t niov);
+                            uint32_t niov, size_t extra_bytes);
 /* An op never handed out before; NULL when all have been. */
 dofi_op_t *dofi_pool_fresh(dofi_pool_t *pool);
 /* How many ops a scan of the pool has to look at. */
@@ -1420,6 +1449,60 @@ dof_status_t dofi_dto_send_internal(dofi_ep_t *ep, dofi_op_t *op);
 void dofi_dto_flush_op(dofi_op_t *op);
 /* Complete queued receives as flushed (no fi_ep will carry them). */
 void dofi_dto_flush_queued(dofi_ep_t *ep);
+/* One try at posting a request of the slow path's to fep. */
+ssize_t dofi_req_post(dofi_ep_t *ep, struct fid_ep *fep, dofi_op_t *op,
+                      uint8_t type, struct iovec *iov, void **desc,
+                      size_t count, struct fi_rma_iov *rmap, uint64_t wflags);
+
+/* dofi_defer.c: requests the fabric has no room for */
+/* A request op's saved arguments while it waits. */
+typedef struct dofi_defer {
+	struct fi_rma_iov rma;
+	uint64_t wflags;
+	uint32_t count;
+	/* fenced: posted once late_settled reaches fence (dofi_dto_fence's
+	 * wait, taken over by the queue). */
+	uint32_t fence;
+	uint8_t fenced;
+} dofi_defer_t;
+/* Bytes of defer slots for a request pool of size ops (dofi_pool_init's
+ * extra_bytes), and setting the EP's pointers into them. */
+size_t dofi_defer_bytes(uint32_t size, uint32_t niov);
+void dofi_defer_init(dofi_ep_t *ep, uint32_t niov);
+/*
+ * Post a request for the consumer (what dofi_req_post takes, op marked
+ * posted): behind those waiting, else at once while the fabric finds
+ * room soon, else into the EP's defer queue. fence (or NULL): the fence
+ * mark it must wait for (dofi_dto_fence), read before the op was
+ * numbered, where the EP's queue was not empty; it waits in the queue.
+ * 0 when posted or queued; libfabric's error otherwise (-FI_EAGAIN also
+ * when the connection ended meanwhile).
+ */
+ssize_t dofi_defer_post(dofi_ep_t *ep, struct fid_ep *fep, dofi_op_t *op,
+                        uint8_t type, struct iovec *iov, void **desc,
+                        size_t count, struct fi_rma_iov *rma, uint64_t wflags,
+                        const uint32_t *fence);
+/* Post the IA's waiting requests the fabric has room for now; whether
+ * some still wait. */
+int dofi_defer_drain(dofi_ia_t *ia);
+/* Cheap where none wait: where completions are read. */
+static inline int dofi_defer_kick(dofi_ia_t *ia)
+{
+	if (__builtin_expect(atomic_load_explicit(&ia->defer_neps,
+	                                          memory_order_relaxed) == 0,
+	                     1))
+		return 0;
+	return dofi_defer_drain(ia);
+}
+/* For a post that cannot queue (the IB extension's): wait until the EP's
+ * queue is empty; DAT_SUCCESS, or the error when it took too long. */
+DAT_RETURN dofi_defer_settle(dofi_ep_t *ep);
+/*
+ * The connection is over (before any flush of requests, and before its
+ * fi_ep closes): the queue is forgotten, its requests stay posted for
+ * the flush to report in posting order.
+ */
+void dofi_defer_drop(dofi_ep_t *ep);
 
 /* dofi_cm.c: the DAT connection model (the seam: dofi_cm.h) */
 DAT_RETURN dofi_ep_connect(DAT_EP_HANDLE, DAT_IA_ADDRESS_PTR, DAT_CONN_QUAL,

@@ -202,6 +202,8 @@ static void dofi_cm_flush_requests(dofi_ep_t *ep)
 	/* The backend flushes them once the provider has let go of them. */
 	if (ep->obj.ia->cm_ops->flush_at_close && ep->fep != NULL)
 		return;
+	/* Requests still waiting for room are posted: flushed below. */
+	dofi_defer_drop(ep);
 	dofi_dto_order_drop(ep);
 	if (dofi_pool_used(&ep->req_pool) == 0)
 		return;

@@ -24,14 +24,22 @@
 
 dof_status_t dofi_pool_init(dofi_pool_t *pool, uint32_t size,
                             struct dofi_ep *ep, struct iovec *iov, void **desc,
-                            uint32_t niov)
+                            uint32_t niov, size_t extra_bytes)
 {
+	size_t ops = (size ? size : 1) * sizeof(dofi_op_t);
+
 	memset(pool, 0, sizeof(*pool));
-	/* Not zeroed: dofi_pool_fresh sets up each op on first use. */
-	pool->ops_bytes = (size ? size : 1) * sizeof(dofi_op_t);
+	/*
+	 * Not zeroed: dofi_pool_fresh sets up each op on first use. The
+	 * extra bytes share the block (no mapping of their own), untouched
+	 * until used.
+	 */
+	pool->ops_bytes = ops + extra_bytes;
 	pool->ops = dofi_lazy_alloc(pool->ops_bytes);
 	if (pool->ops == NULL)
 		return DOF_ERR_NO_MEMORY;
+	if (extra_bytes != 0)
+		pool->extra = (char *)pool->ops + ops;
 	pthread_mutex_init(&pool->fresh_lock, NULL);
 	pool->size = size;
 	pool->ep = ep;
@@ -740,10 +748,9 @@ static inline DAT_COUNT dofi_req_max_iov(const dofi_ep_t *ep, uint8_t type)
  * the post found, read once (a retry must not read ep->fep again after
  * the connection's end).
  */
-static ssize_t dofi_req_post(dofi_ep_t *ep, struct fid_ep *fep, dofi_op_t *op,
-                             uint8_t type, struct iovec *iov, void **desc,
-                             size_t count, struct fi_rma_iov *rmap,
-                             uint64_t wflags)
+ssize_t dofi_req_post(dofi_ep_t *ep, struct fid_ep *fep, dofi_op_t *op,
+                      uint8_t type, struct iovec *iov, void **desc,
+                      size_t count, struct fi_rma_iov *rmap, uint64_t wflags)
 {
 	struct fi_rma_iov rma = *rmap;
 
@@ -804,7 +811,9 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	void *desc[DOFI_MAX_IOV];
 	DAT_DTO_COMPLETION_STATUS st;
 	DAT_SEG_LENGTH total = 0;
-	struct fi_rma_iov rma;
+	struct fi_rma_iov rma = {0};
+	const uint32_t *fencep = NULL;
+	uint32_t fence = 0;
 	size_t count = 0;
 	DAT_MEM_PRIV_FLAGS need;
 	struct fid_ep *fep;
@@ -874,9 +883,19 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		rma.key = remote->rmr_context;
 	}
 	if (dofi_fence_due(ep, DOFI_FENCE_WAITS(type))) {
-		ret = dofi_dto_fence(ep, DOFI_FENCE_WAITS(type));
-		if (ret != DAT_SUCCESS)
-			return ret;
+		/*
+		 * Behind requests waiting for room (dofi_defer.c), what it
+		 * is fenced behind may wait for the peer: it waits in the
+		 * queue too, and the post returns.
+		 */
+		if (dofi_flag(&ep->deferring)) {
+			fence = atomic_load(&ep->fence_mark);
+			fencep = &fence;
+		} else {
+			ret = dofi_dto_fence(ep, DOFI_FENCE_WAITS(type));
+			if (ret != DAT_SUCCESS)
+				return ret;
+		}
 	}
 
 	op = dofi_pool_get(&ep->req_pool);
@@ -900,9 +919,9 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	                   DOFI_FENCE_RAISES(type));
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 
-	rc = DOFI_RETRY_POST(ep, ep->tx_cq,
-	                     dofi_req_post(ep, fep, op, type, iov, desc, count,
-	                                   &rma, wflags));
+	/* Where the fabric has no room, it waits (dofi_defer.c). */
+	rc = dofi_defer_post(ep, fep, op, type, iov, desc, count, &rma, wflags,
+	                     fencep);
 	if (rc != 0) {
 		/* The connection's end flushed it meanwhile (reported). */
 		if (atomic_exchange(&op->posted, 0) == 0)
@@ -951,11 +970,12 @@ dofi_post_request(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	if (dofi_unlikely(ep == NULL || nseg != 1 ||
 	                  (flags & ~DOFI_POST_FLAGS) != 0))
 		goto slow;
-	/* Counted posts take the slow path (dofi_ext_dto.c). */
+	/* Counted posts take the slow path (dofi_ext_dto.c), and so do
+	 * those behind requests waiting for room (dofi_defer.c). */
 	if (dofi_unlikely(
 	            atomic_load_explicit(&ep->state, memory_order_acquire) !=
 	                    DAT_EP_STATE_CONNECTED ||
-	            dofi_flag(&ep->counting)))
+	            (dofi_flag(&ep->counting) | dofi_flag(&ep->deferring))))
 		goto slow;
 	fep = ep->fep;
 	if (dofi_unlikely(fep == NULL))

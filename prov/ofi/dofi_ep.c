@@ -184,6 +184,8 @@ static void dofi_ep_streams(dofi_evd_t *recv, dofi_evd_t *req,
 
 static void dofi_ep_free_pools(dofi_ep_t *ep)
 {
+	/* Off the IA's list of EPs whose requests wait for room. */
+	dofi_defer_drop(ep);
 	dofi_pool_fini(&ep->req_pool);
 	dofi_pool_fini(&ep->recv_pool);
 	dofi_lazy_free(ep->recv_block, ep->recv_block_bytes);
@@ -195,6 +197,21 @@ static void dofi_ep_free_pools(dofi_ep_t *ep)
 	atomic_store(&ep->last_req, NULL);
 }
 
+/*
+ * The segments a request's defer slot keeps (dofi_defer.c): the most a
+ * request of the EP may have, of any type.
+ */
+static uint32_t dofi_ep_req_niov(const DAT_EP_ATTR *a)
+{
+	DAT_COUNT n = a->max_request_iov;
+
+	if (a->max_rdma_write_iov > n)
+		n = a->max_rdma_write_iov;
+	if (a->max_rdma_read_iov > n)
+		n = a->max_rdma_read_iov;
+	return n < 1 ? 1 : n > DOFI_MAX_IOV ? DOFI_MAX_IOV : (uint32_t)n;
+}
+
 static dof_status_t dofi_ep_alloc_pools(dofi_ep_t *ep)
 {
 	uint32_t nrecv = (uint32_t)ep->attr.max_recv_dtos;
@@ -204,6 +221,8 @@ static dof_status_t dofi_ep_alloc_pools(dofi_ep_t *ep)
 	                        ? (uint32_t)ep->attr.max_recv_iov
 	                        : 1;
 	size_t n = (size_t)nrecv * niov + 1;
+	uint32_t nreq = (uint32_t)ep->attr.max_request_dtos;
+	uint32_t dniov = dofi_ep_req_niov(&ep->attr);
 	struct iovec *iov;
 
 	/*
@@ -215,11 +234,12 @@ static dof_status_t dofi_ep_alloc_pools(dofi_ep_t *ep)
 	ep->recv_block = dofi_lazy_alloc(ep->recv_block_bytes);
 	iov = ep->recv_block;
 	if (ep->recv_block == NULL ||
-	    dofi_pool_init(&ep->req_pool, (uint32_t)ep->attr.max_request_dtos,
-	                   ep, NULL, NULL, 0) != DOF_OK ||
+	    dofi_pool_init(&ep->req_pool, nreq, ep, NULL, NULL, 0,
+	                   dofi_defer_bytes(nreq, dniov)) != DOF_OK ||
 	    dofi_pool_init(&ep->recv_pool, nrecv, ep, iov, (void **)(iov + n),
-	                   niov) != DOF_OK)
+	                   niov, 0) != DOF_OK)
 		goto err;
+	dofi_defer_init(ep, dniov);
 	ep->pend_head = ep->pend_tail = DOFI_POOL_NONE;
 	return DOF_OK;
 err:
@@ -806,6 +826,7 @@ dof_status_t dofi_ep_publish_fep(dofi_ep_t *ep, struct fid_ep *fep)
 
 void dofi_ep_drop_fep(dofi_ep_t *ep, struct fid_ep *fep)
 {
+	dofi_defer_drop(ep);
 	(void)DOFI_NOPIPE(fi_close(&fep->fid));
 	dofi_ep_cqs_put(ep, ep->tx_cq, ep->rx_cq);
 	ep->tx_cq = ep->rx_cq = NULL;
@@ -815,6 +836,8 @@ void dofi_ep_close_fep(dofi_ep_t *ep)
 {
 	if (ep->fep == NULL)
 		return;
+	/* Nothing waiting for room is posted to it from now on. */
+	dofi_defer_drop(ep);
 	/* It takes no more of its SRQ's receives: none reach a closed fi_ep. */
 	if (ep->srq != NULL)
 		dofi_srq_ep_stop(ep);

@@ -848,6 +848,8 @@ dofi_evd_take(dofi_evd_t *evd, DAT_EVENT *event)
 		/* Suppressed, or a backend's own message. */
 		dofi_evd_cm_due(evd);
 	}
+	/* Nothing came: requests waiting for room may go now. */
+	(void)dofi_defer_kick(evd->obj.ia);
 	/* An event posted while we read the CQ. */
 	if (dofi_ring_take(evd, event))
 		return DAT_SUCCESS;
@@ -1157,6 +1159,7 @@ DAT_RETURN dofi_evd_wait(DAT_EVD_HANDLE h, DAT_TIMEOUT timeout,
 		/* Under the lock dofi_evd_set writes it with. */
 		waitable = evd->waitable;
 		dofi_lock_give(&evd->lock);
+		(void)dofi_defer_kick(evd->obj.ia);
 		if (!waitable) {
 			/* dat_evd_set_unwaitable sends waiters home. */
 			ret = DAT_ERROR(DAT_ABORT, 0);
@@ -1196,6 +1199,8 @@ void dofi_evd_flush_cq(dofi_evd_t *evd, int all)
 	dofi_lock_give(&evd->lock);
 	if (moved > 0)
 		dofi_evd_notify(evd);
+	/* Room the read made: requests waiting for it go (dofi_defer.c). */
+	(void)dofi_defer_kick(evd->obj.ia);
 }
 
 void dofi_evd_flush_one(dofi_evd_t *evd, struct fid_cq *cq, int all)
@@ -1210,6 +1215,7 @@ void dofi_evd_flush_one(dofi_evd_t *evd, struct fid_cq *cq, int all)
 	dofi_lock_give(&evd->lock);
 	if (moved > 0)
 		dofi_evd_notify(evd);
+	(void)dofi_defer_kick(evd->obj.ia);
 }
 
 uint64_t *dofi_evd_cq_marks(dofi_evd_t *evd, struct fid_cq *cq)

@@ -77,6 +77,14 @@ static DAT_RETURN dofi_ext_ready(dofi_ep_t *ep, DAT_EP_HANDLE h, int offered,
 		                 state == DAT_EP_STATE_DISCONNECT_PENDING
 		                         ? DAT_INVALID_STATE_EP_DISCPENDING
 		                         : DAT_INVALID_STATE_EP_UNCONNECTED);
+	/* Not queued behind requests waiting for room (dofi_defer.c):
+	 * posted once they have gone. */
+	if (dofi_unlikely(dofi_flag(&ep->deferring))) {
+		DAT_RETURN ret = dofi_defer_settle(ep);
+
+		if (ret != DAT_SUCCESS)
+			return ret;
+	}
 	*fepp = fep;
 	return DAT_SUCCESS;
 }

@@ -595,6 +595,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	ia->ctl = &dofi_ia_ctl;
 	ia->stop_fd = -1;
 	pthread_mutex_init(&ia->lock, NULL);
+	pthread_mutex_init(&ia->defer_lock, NULL);
 	for (i = 0; i < DOFI_OBJ_LAST; i++)
 		dofi_list_init(&ia->objs[i]);
 	ia->info = dofi_ia_pick(info, p->inst.fi_domain);
@@ -605,6 +606,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		         name, p->inst.fi_prov[0] ? p->inst.fi_prov : "(any)",
 		         p->inst.fi_domain);
 		fi_freeinfo(info);
+		pthread_mutex_destroy(&ia->defer_lock);
 		pthread_mutex_destroy(&ia->lock);
 		dofi_obj_free(ia);
 		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND,
@@ -734,6 +736,7 @@ err_close:
 	if (ia->fabric)
 		fi_close(&ia->fabric->fid);
 	fi_freeinfo(ia->info);
+	pthread_mutex_destroy(&ia->defer_lock);
 	pthread_mutex_destroy(&ia->lock);
 	dofi_obj_free(ia);
 	return ret;
@@ -865,6 +868,7 @@ DAT_RETURN dofi_ia_close(DAT_IA_HANDLE h, DAT_CLOSE_FLAGS flags)
 		for (i = 0; i < 256; i++)
 			free(ia->lmr_chunks[i]);
 	}
+	pthread_mutex_destroy(&ia->defer_lock);
 	pthread_mutex_destroy(&ia->lock);
 	dofi_obj_free(ia);
 	return DAT_SUCCESS;

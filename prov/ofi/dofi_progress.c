@@ -345,6 +345,10 @@ static void *dofi_progress_main(void *arg)
 			timeout_us = DOFI_PROGRESS_BUSY_US;
 		}
 		pthread_mutex_unlock(&ia->lock);
+		/* Requests wait for room (dofi_defer.c): post what fits, and
+		 * look again soon while some still wait. */
+		if (dofi_defer_kick(ia) && timeout_us > DOFI_PROGRESS_BUSY_US)
+			timeout_us = DOFI_PROGRESS_BUSY_US;
 		/* Events arrived since the read at the top: go round. */
 		if (eq_ready)
 			timeout_us =
