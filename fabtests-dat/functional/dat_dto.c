@@ -9,9 +9,10 @@
  * posted receives and sends flushed on disconnect (DAT_DTO_ERR_FLUSHED), a
  * receive too small (DAT_DTO_ERR_LOCAL_LENGTH) breaking the connection, one EVD
  * for DTOs and connection events (successful DTO completions before
- * DISCONNECTED), and post errors (segments, lengths, flags, a full receive
- * queue).  Single process, two IAs; -S picks sizes, -I repeats the
- * ordering test.
+ * DISCONNECTED), more requests than the fabric holds while the peer posts
+ * no receive (each post succeeds; all arrive, in order, once it does),
+ * and post errors (segments, lengths, flags, a full receive queue).
+ * Single process, two IAs; -S picks sizes, -I repeats the ordering test.
  */
 #include "config.h"
 
@@ -426,6 +427,100 @@ static bool next_ok(DAT_EVD_HANDLE evd, uint64_t cookie)
 	               cookie &&
 	       ev.event_data.dto_completion_event_data.status ==
 	               DAT_DTO_SUCCESS;
+}
+
+/*
+ * More requests than the fabric holds while the peer posts no receive
+ * (rxm: its bounce buffers and its tcp queue are full after a few MiB):
+ * every post succeeds, as on an InfiniBand send queue. Once the receives
+ * are posted, each message arrives whole and in posting order, a Write
+ * posted among them has landed when the Send after it arrives, and the
+ * requests complete in posting order.
+ */
+static void check_wait_for_room(struct pair *p, struct ft_mr *src,
+                                struct ft_mr *dst)
+{
+	enum { N = 4 };
+	const size_t len = (size_t)4 << 20, wlen = 32768, last = 4096;
+	/* The Sends, the last Send's receive, then the Write's target. */
+	const size_t need = N * len + last + wlen;
+	char *rbuf = dst->buf;
+	DAT_LMR_TRIPLET l, rr;
+	DAT_RMR_TRIPLET r;
+	DAT_DTO_COOKIE c;
+	int i, posted = 0, whole = 0;
+	uint64_t t0, us;
+
+	if (attr.max_message_size < len || attr.max_rdma_size < wlen ||
+	    attr.max_request_dtos < N + 2 || attr.max_recv_dtos < N + 1 ||
+	    src->len < need || dst->len < need) {
+		ft_log("wait for room: not checked (EP limits or buffers "
+		       "too small)");
+		return;
+	}
+	for (i = 0; i < N; i++)
+		ft_fill((char *)src->buf + (size_t)i * len, len, 15000 + i);
+	ft_fill((char *)src->buf + (size_t)N * len, wlen, 15100);
+	memset(rbuf, 0, need);
+	t0 = ft_now_us();
+	for (i = 0; i < N; i++) {
+		l = ft_lmr_iov(src, (size_t)i * len, len);
+		c.as_64 = 0xa000 + (uint64_t)i;
+		posted += dat_ep_post_send(p->tx.ep, 1, &l, c,
+		                           DAT_COMPLETION_DEFAULT_FLAG) ==
+		          DAT_SUCCESS;
+	}
+	l = ft_lmr_iov(src, (size_t)N * len, wlen);
+	r = ft_rmr_iov(dst, (size_t)N * len + last, wlen);
+	c.as_64 = 0xa000 + N;
+	posted += dat_ep_post_rdma_write(p->tx.ep, 1, &l, c, &r,
+	                                 DAT_COMPLETION_DEFAULT_FLAG) ==
+	          DAT_SUCCESS;
+	l = ft_lmr_iov(src, 0, 8);
+	c.as_64 = 0xa000 + N + 1;
+	posted += dat_ep_post_send(p->tx.ep, 1, &l, c,
+	                           DAT_COMPLETION_DEFAULT_FLAG) == DAT_SUCCESS;
+	us = ft_now_us() - t0;
+	FT_REQUIRE(posted == N + 2,
+	           "with no receive posted at the peer, %d posts (%d Sends "
+	           "of 4 MiB, a Write, a Send) all succeed (%d did)",
+	           N + 2, N, posted);
+	/* A post does not wait for the peer (InfiniBand's never does). */
+	FT_CHECK(us < 1000000,
+	         "wait for room: the %d posts took %.3f s together, under 1 s",
+	         N + 2, (double)us / 1e6);
+	/* The fabric fills up meanwhile. */
+	usleep(200000);
+	for (i = 0; i <= N; i++) {
+		rr = ft_lmr_iov(dst, (size_t)i * len, i < N ? len : last);
+		c.as_64 = 0xb000 + (uint64_t)i;
+		FT_DAT_CHECK(dat_ep_post_recv(p->rx.ep, 1, &rr, c,
+		                              DAT_COMPLETION_DEFAULT_FLAG));
+	}
+	for (i = 0; i < N; i++)
+		if (ft_expect_dto(p->rx.recv_evd, FT_TIMEOUT_US, p->rx.ep,
+		                  DAT_DTO_RECEIVE, 0xb000 + (uint64_t)i,
+		                  DAT_DTO_SUCCESS, (long)len, NULL,
+		                  "wait for room: a 4 MiB Send arrives, in "
+		                  "posting order"))
+			whole += ft_pattern_mismatch(rbuf + (size_t)i * len,
+			                             len, 15000 + i) < 0;
+	FT_CHECK(whole == N,
+	         "wait for room: each of the %d messages arrived "
+	         "whole (%d did)",
+	         N, whole);
+	ft_expect_dto(p->rx.recv_evd, FT_TIMEOUT_US, p->rx.ep, DAT_DTO_RECEIVE,
+	              0xb000 + N, DAT_DTO_SUCCESS, 8, NULL,
+	              "wait for room: the Send after the Write arrives");
+	FT_CHECK(ft_pattern_mismatch(rbuf + (size_t)N * len + last, wlen,
+	                             15100) < 0,
+	         "wait for room: the Write posted among the Sends has landed "
+	         "when the Send after it arrives");
+	for (i = 0; i < N + 2; i++)
+		FT_CHECK(next_ok(p->tx.req_evd, 0xa000 + (uint64_t)i),
+		         "wait for room: request %d completes successfully, in "
+		         "posting order",
+		         i);
 }
 
 /*
@@ -1112,6 +1207,7 @@ int main(int argc, char **argv)
 	check_write_then_send(&p, &src, &dst,
 	                      max_rdma < ((size_t)1 << 20) ? max_rdma
 	                                                   : ((size_t)1 << 20));
+	check_wait_for_room(&p, &src, &dst);
 	check_order_suppress(&p, &src, &dst, ft_iterations(4));
 	check_request_order(&p, &src, &dst,
 	                    max_rdma < ((size_t)1 << 18) ? max_rdma
