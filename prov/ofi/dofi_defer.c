@@ -280,7 +280,10 @@ DAT_RETURN dofi_defer_settle(dofi_ep_t *ep)
 			return DAT_SUCCESS;
 		if (!dofi_retry_more(++tries, &until))
 			break;
-		if (ep->tx_cq != NULL)
+		/* Completions taken in: a fenced one waits for them. */
+		if (ep->req_evd != NULL)
+			dofi_evd_flush_one(ep->req_evd, ep->tx_cq, 1);
+		else if (ep->tx_cq != NULL)
 			(void)fi_cq_read(ep->tx_cq, NULL, 0);
 	}
 	dof_info(DOFI_LOG,

@@ -41,6 +41,10 @@
 #define DOFI_PROGRESS_TIMER_MS  10
 #define DOFI_PROGRESS_BUSY_US   50
 #define DOFI_PROGRESS_POLLED_US 2000
+/* While requests wait for room (dofi_defer.c), the longest nap before the
+ * thread tries them again: room comes as the peer takes messages, which
+ * may be never; a consumer's own reads and posts try them too. */
+#define DOFI_PROGRESS_DEFER_US 1000
 /* Beside a consumer that stops polling now and then (dofi_progress_look):
  * the first nap, how long such a stop is remembered, and how few polls
  * through a nap count as one. */
@@ -347,8 +351,8 @@ static void *dofi_progress_main(void *arg)
 		pthread_mutex_unlock(&ia->lock);
 		/* Requests wait for room (dofi_defer.c): post what fits, and
 		 * look again soon while some still wait. */
-		if (dofi_defer_kick(ia) && timeout_us > DOFI_PROGRESS_BUSY_US)
-			timeout_us = DOFI_PROGRESS_BUSY_US;
+		if (dofi_defer_kick(ia) && timeout_us > DOFI_PROGRESS_DEFER_US)
+			timeout_us = DOFI_PROGRESS_DEFER_US;
 		/* Events arrived since the read at the top: go round. */
 		if (eq_ready)
 			timeout_us =
