@@ -971,6 +971,83 @@ out:
 	ft_mr_free(&rmr);
 }
 
+/*
+ * A graceful disconnect while Sends wait for room (no receive posted at
+ * the peer): once the peer posts its receives, every message arrives in
+ * order, every Send completes successfully, and then both sides see
+ * DISCONNECTED, as a graceful end waits for its requests on InfiniBand.
+ */
+static void check_graceful_waits_for_room(void)
+{
+	enum { N = 4 };
+	const size_t len = (size_t)4 << 20;
+	struct pair p;
+	struct ft_mr smr, rmr;
+	DAT_LMR_TRIPLET l;
+	DAT_DTO_COOKIE c;
+	int i, posted = 0, whole = 0;
+
+	if (attr.max_message_size < len || attr.max_request_dtos < N ||
+	    attr.max_recv_dtos < N)
+		return;
+	pair_open(&p, &attr);
+	FT_DAT_OK(
+	        ft_mr_create(&ta, ta.pz, N * len, DAT_MEM_PRIV_ALL_FLAG, &smr));
+	FT_DAT_OK(
+	        ft_mr_create(&ra, ra.pz, N * len, DAT_MEM_PRIV_ALL_FLAG, &rmr));
+	if (!pair_connect(&p))
+		goto out;
+	for (i = 0; i < N; i++) {
+		ft_fill((char *)smr.buf + (size_t)i * len, len, 16000 + i);
+		l = ft_lmr_iov(&smr, (size_t)i * len, len);
+		c.as_64 = 0xe000 + (uint64_t)i;
+		posted += dat_ep_post_send(p.tx.ep, 1, &l, c,
+		                           DAT_COMPLETION_DEFAULT_FLAG) ==
+		          DAT_SUCCESS;
+	}
+	FT_CHECK(posted == N,
+	         "graceful end: %d posts of 4 MiB Sends with no receive "
+	         "posted succeed (%d did)",
+	         N, posted);
+	usleep(200000);
+	FT_DAT_CHECK(dat_ep_disconnect(p.tx.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	p.up = false;
+	for (i = 0; i < N; i++) {
+		l = ft_lmr_iov(&rmr, (size_t)i * len, len);
+		c.as_64 = 0xe100 + (uint64_t)i;
+		FT_DAT_CHECK(dat_ep_post_recv(p.rx.ep, 1, &l, c,
+		                              DAT_COMPLETION_DEFAULT_FLAG));
+	}
+	for (i = 0; i < posted; i++)
+		if (ft_expect_dto(
+		            p.rx.recv_evd, FT_TIMEOUT_US, p.rx.ep,
+		            DAT_DTO_RECEIVE, 0xe100 + (uint64_t)i,
+		            DAT_DTO_SUCCESS, (long)len, NULL,
+		            "graceful end: a Send that waited arrives, in "
+		            "posting order"))
+			whole += ft_pattern_mismatch((char *)rmr.buf +
+			                                     (size_t)i * len,
+			                             len, 16000 + i) < 0;
+	FT_CHECK(whole == posted,
+	         "graceful end: each message arrived whole (%d of %d)", whole,
+	         posted);
+	for (i = 0; i < posted; i++)
+		FT_CHECK(next_ok(p.tx.req_evd, 0xe000 + (uint64_t)i),
+		         "graceful end: Send %d completes successfully, in "
+		         "posting order",
+		         i);
+	ft_expect_event(p.tx.conn_evd, FT_TIMEOUT_US,
+	                DAT_CONNECTION_EVENT_DISCONNECTED, p.tx.ep, NULL,
+	                "graceful end: DISCONNECTED once the Sends are done");
+	ft_expect_event(p.rx.conn_evd, FT_TIMEOUT_US,
+	                DAT_CONNECTION_EVENT_DISCONNECTED, p.rx.ep, NULL,
+	                "graceful end: the peer sees DISCONNECTED");
+out:
+	pair_close(&p);
+	ft_mr_free(&smr);
+	ft_mr_free(&rmr);
+}
+
 static void check_too_small(void)
 {
 	struct pair p;
@@ -1222,6 +1299,7 @@ int main(int argc, char **argv)
 
 	check_flush();
 	check_flush_requests();
+	check_graceful_waits_for_room();
 	check_too_small();
 	check_shared_evd();
 
