@@ -933,6 +933,8 @@ typedef struct dofi_ia {
 	struct dofi_ep *defer_eps;
 	_Atomic uint32_t defer_neps;
 	pthread_mutex_t defer_lock;
+	/* Requests posted from the queues so far (the thread's backoff). */
+	_Atomic uint64_t defer_posted;
 	/* lmr_context -> LMR, lock-free reads: chunked table. */
 	dofi_lmr_t **lmr_chunks[256];
 	uint32_t lmr_next;

@@ -146,6 +146,8 @@ static void dofi_defer_run(dofi_ep_t *ep)
 		ep->defer_head = next;
 		if (next == DOFI_POOL_NONE)
 			ep->defer_tail = DOFI_POOL_NONE;
+		atomic_fetch_add_explicit(&ep->obj.ia->defer_posted, 1,
+		                          memory_order_relaxed);
 	}
 	if (ep->defer_head == DOFI_POOL_NONE)
 		__atomic_store_n(&ep->deferring, 0, __ATOMIC_RELEASE);

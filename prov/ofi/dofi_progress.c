@@ -41,10 +41,17 @@
 #define DOFI_PROGRESS_TIMER_MS  10
 #define DOFI_PROGRESS_BUSY_US   50
 #define DOFI_PROGRESS_POLLED_US 2000
-/* While requests wait for room (dofi_defer.c), the longest nap before the
- * thread tries them again: room comes as the peer takes messages, which
- * may be never; a consumer's own reads and posts try them too. */
-#define DOFI_PROGRESS_DEFER_US 1000
+/*
+ * While requests wait for room (dofi_defer.c), the thread's nap before it
+ * tries them again: 1 ms, doubled each time a try posts none, up to 8 ms.
+ * Room comes as the peer takes messages, which may be never; a consumer's
+ * own reads and posts try them too. On tcp;ofi_rxm, with eight 4 MiB
+ * Sends waiting 10 s for a peer that posts no receive, a process with
+ * both ends used 4.5-4.7% of a core on naps of 1 ms, 2.4-3.1% with the
+ * doubling (0.9% with none waiting).
+ */
+#define DOFI_PROGRESS_DEFER_US     1000
+#define DOFI_PROGRESS_DEFER_MAX_US 8000
 /* Beside a consumer that stops polling now and then (dofi_progress_look):
  * the first nap, how long such a stop is remembered, and how few polls
  * through a nap count as one. */
@@ -227,6 +234,10 @@ static void *dofi_progress_main(void *arg)
 	            !ia->traits->auto_progress);
 
 	unsigned eq_spins = 0;
+	/* The nap while requests wait for room, and how many the IA had
+	 * posted from its queues at the last look (DOFI_PROGRESS_DEFER_US). */
+	long defer_nap = 0;
+	uint64_t defer_seen = 0;
 
 	dofi_progress_on_thread = 1;
 	dofi_progress_bind(ia);
@@ -351,8 +362,21 @@ static void *dofi_progress_main(void *arg)
 		pthread_mutex_unlock(&ia->lock);
 		/* Requests wait for room (dofi_defer.c): post what fits, and
 		 * look again soon while some still wait. */
-		if (dofi_defer_kick(ia) && timeout_us > DOFI_PROGRESS_DEFER_US)
-			timeout_us = DOFI_PROGRESS_DEFER_US;
+		if (dofi_defer_kick(ia)) {
+			uint64_t posted = atomic_load_explicit(
+			        &ia->defer_posted, memory_order_relaxed);
+
+			defer_nap = posted != defer_seen || defer_nap == 0
+			                    ? DOFI_PROGRESS_DEFER_US
+			            : defer_nap < DOFI_PROGRESS_DEFER_MAX_US
+			                    ? 2 * defer_nap
+			                    : defer_nap;
+			defer_seen = posted;
+			if (timeout_us > defer_nap)
+				timeout_us = defer_nap;
+		} else {
+			defer_nap = 0;
+		}
 		/* Events arrived since the read at the top: go round. */
 		if (eq_ready)
 			timeout_us =
