@@ -208,15 +208,11 @@ ssize_t dofi_defer_post(dofi_ep_t *ep, struct fid_ep *fep, dofi_op_t *op,
 			until = dofi_now_ns() + DOFI_DEFER_SPIN_NS;
 		(void)dofi_retry_eagain(ep->tx_cq, rc);
 	}
-	/* No slot for it (an EP made before any could be set up). */
-	if (count > ep->defer_niov)
-		return DOFI_RETRY_POST(ep, ep->tx_cq,
-		                       dofi_req_post(ep, fep, op, type, iov,
-		                                     desc, count, rma, wflags));
 	pthread_mutex_lock(&ia->defer_lock);
 queue:
-	/* The connection ended meanwhile: the caller says so. */
-	if (count > ep->defer_niov || ep->fep != fep ||
+	/* The connection ended meanwhile: the caller says so. A slot holds
+	 * the EP's most segments (dofi_ep_req_niov, kept by dat_ep_modify). */
+	if (ep->fep != fep ||
 	    atomic_load(&ep->state) != DAT_EP_STATE_CONNECTED) {
 		pthread_mutex_unlock(&ia->defer_lock);
 		return -FI_EAGAIN;

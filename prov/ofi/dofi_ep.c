@@ -633,9 +633,11 @@ DAT_RETURN dofi_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		                   "PZ are queued; the PZ cannot change");
 		return DAT_ERROR(DAT_INVALID_STATE, 0);
 	}
+	/* The pools' sizes, and the segments a request's defer slot holds. */
 	if (a.max_recv_dtos != ep->attr.max_recv_dtos ||
 	    a.max_request_dtos != ep->attr.max_request_dtos ||
-	    a.max_recv_iov != ep->attr.max_recv_iov) {
+	    a.max_recv_iov != ep->attr.max_recv_iov ||
+	    dofi_ep_req_niov(&a) != dofi_ep_req_niov(&ep->attr)) {
 		DAT_EP_ATTR old = ep->attr;
 
 		if (ep->pend_head != DOFI_POOL_NONE) {
