@@ -927,13 +927,24 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 		if (atomic_exchange(&op->posted, 0) == 0)
 			return DAT_SUCCESS;
 		dofi_order_unposted(ep, op);
-		if (!dofi_post_live(ep)) {
+		/*
+		 * The connection's end came while it waited for room: the
+		 * EP is no longer connected, as the post's first check would
+		 * have found (a graceful end pending included).
+		 */
+		if (!dofi_post_live(ep) ||
+		    (rc == -FI_EAGAIN &&
+		     atomic_load(&ep->state) != DAT_EP_STATE_CONNECTED)) {
 			dof_debug(DOFI_LOG,
 			          "EP %p: the connection ended while a post "
 			          "waited for room",
 			          (void *)ep);
-			return DAT_ERROR(DAT_INVALID_STATE,
-			                 DAT_INVALID_STATE_EP_DISCONNECTED);
+			return DAT_ERROR(
+			        DAT_INVALID_STATE,
+			        atomic_load(&ep->state) ==
+			                        DAT_EP_STATE_DISCONNECT_PENDING
+			                ? DAT_INVALID_STATE_EP_DISCPENDING
+			                : DAT_INVALID_STATE_EP_DISCONNECTED);
 		}
 		dof_info(DOFI_LOG, "EP %p: post failed: %s", (void *)ep,
 		         fi_strerror((int)-rc));
