@@ -948,10 +948,8 @@ bool ft_expect_dto(DAT_EVD_HANDLE evd, DAT_TIMEOUT us, DAT_EP_HANDLE ep,
                    DAT_DTO_COMPLETION_STATUS status, long len, DAT_EVENT *evp,
                    const char *what)
 {
-	const DAT_DTO_COMPLETION_EVENT_DATA *d;
 	DAT_EVENT ev;
 	DAT_RETURN ret;
-	bool ok;
 
 	memset(&ev, 0, sizeof(ev));
 	ret = ft_wait(evd, us, &ev);
@@ -962,19 +960,45 @@ bool ft_expect_dto(DAT_EVD_HANDLE evd, DAT_TIMEOUT us, DAT_EP_HANDLE ep,
 		                "%s: waiting for a %s completion: "
 		                "dat_evd_wait = %s",
 		                what, ft_dto_op_str(op), ft_ret_str(ret));
-	d = &ev.event_data.dto_completion_event_data;
-	ok = ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+	return ft_check_dto(&ev, ep, op, cookie, status, len, what);
+}
+
+bool ft_check_dto(const DAT_EVENT *ev, DAT_EP_HANDLE ep, DAT_DTOS op,
+                  uint64_t cookie, DAT_DTO_COMPLETION_STATUS status, long len,
+                  const char *what)
+{
+	const DAT_DTO_COMPLETION_EVENT_DATA *d =
+	        &ev->event_data.dto_completion_event_data;
+	bool ok;
+
+	ok = ev->event_number == DAT_DTO_COMPLETION_EVENT &&
 	     (ep == NULL || d->ep_handle == ep) && d->operation == op &&
 	     d->user_cookie.as_64 == cookie && d->status == status &&
 	     (len < 0 || status != DAT_DTO_SUCCESS ||
 	      (long)d->transfered_length == len);
 	if (ok)
-		return FT_CHECK(true, "%s: %s", what, ft_event_desc(&ev));
+		return FT_CHECK(true, "%s: %s", what, ft_event_desc(ev));
 	return FT_CHECK(false,
 	                "%s: expected DTO completion %s cookie %#llx %s len "
 	                "%ld, got %s",
 	                what, ft_dto_op_str(op), (unsigned long long)cookie,
-	                ft_dto_status_str(status), len, ft_event_desc(&ev));
+	                ft_dto_status_str(status), len, ft_event_desc(ev));
+}
+
+DAT_RETURN ft_poll_with(DAT_EVD_HANDLE evd, DAT_TIMEOUT us, DAT_EVENT *ev,
+                        DAT_EVD_HANDLE also, DAT_EVENT *also_ev, int also_max,
+                        int *also_n)
+{
+	uint64_t end = ft_now_us() + us;
+	DAT_RETURN ret;
+
+	memset(ev, 0, sizeof(*ev));
+	while ((ret = dat_evd_dequeue(evd, ev)) != DAT_SUCCESS &&
+	       ft_now_us() < end)
+		if (*also_n < also_max &&
+		    dat_evd_dequeue(also, &also_ev[*also_n]) == DAT_SUCCESS)
+			(*also_n)++;
+	return ret;
 }
 
 bool ft_expect_empty(DAT_EVD_HANDLE evd, const char *what)

@@ -322,6 +322,22 @@ bool ft_expect_dto(DAT_EVD_HANDLE evd, DAT_TIMEOUT us, DAT_EP_HANDLE ep,
                    const char *what);
 
 /* Check that evd holds no event (dequeue; an event found is reported). */
+/* The check ft_expect_dto makes, of an event already taken. */
+bool ft_check_dto(const DAT_EVENT *ev, DAT_EP_HANDLE ep, DAT_DTOS op,
+                  uint64_t cookie, DAT_DTO_COMPLETION_STATUS status, long len,
+                  const char *what);
+
+/*
+ * Poll evd for its next event (into *ev) for up to us, dequeuing `also`
+ * meanwhile while *also_n < also_max: its events go to also_ev[*also_n]
+ * in order. A single process that holds both ends must drive both IAs;
+ * a blocking wait on one leaves the other to its progress thread's
+ * timer. What the last dat_evd_dequeue of evd returned.
+ */
+DAT_RETURN ft_poll_with(DAT_EVD_HANDLE evd, DAT_TIMEOUT us, DAT_EVENT *ev,
+                        DAT_EVD_HANDLE also, DAT_EVENT *also_ev, int also_max,
+                        int *also_n);
+
 bool ft_expect_empty(DAT_EVD_HANDLE evd, const char *what);
 
 /* Dequeue and discard every queued event; returns how many. */

@@ -31,24 +31,6 @@ static struct ft_mr src, dst, note;
 static long undelivered;
 
 /*
- * Whether ev is a successful DTO completion of ep's op with cookie and
- * len; recorded as a check described by what.
- */
-static bool dto_is(const DAT_EVENT *ev, DAT_EP_HANDLE ep, DAT_DTOS op,
-                   uint64_t cookie, DAT_VLEN len, const char *what)
-{
-	const DAT_DTO_COMPLETION_EVENT_DATA *d =
-	        &ev->event_data.dto_completion_event_data;
-
-	return FT_CHECK(ev->event_number == DAT_DTO_COMPLETION_EVENT &&
-	                        d->ep_handle == ep && d->operation == op &&
-	                        d->user_cookie.as_64 == cookie &&
-	                        d->status == DAT_DTO_SUCCESS &&
-	                        d->transfered_length == len,
-	                "%s: %s", what, ft_event_desc(ev));
-}
-
-/*
  * Wait for the receive of the Send (cookie), polling the writer's request
  * EVD meanwhile and keeping what it gives in tx_ev (*ntx of at most 2):
  * one process drives both IAs, and a blocking wait on the target would
@@ -57,22 +39,17 @@ static bool dto_is(const DAT_EVENT *ev, DAT_EP_HANDLE ep, DAT_DTOS op,
  */
 static bool wait_recv(uint64_t cookie, DAT_EVENT *tx_ev, int *ntx)
 {
-	uint64_t end = ft_now_us() + FT_TIMEOUT_US;
+	static const char what[] = "the send after the write is received";
 	DAT_RETURN ret;
 	DAT_EVENT ev;
 
-	while ((ret = dat_evd_dequeue(rx.recv_evd, &ev)) != DAT_SUCCESS &&
-	       ft_now_us() < end)
-		if (*ntx < 2 &&
-		    dat_evd_dequeue(tx.req_evd, &tx_ev[*ntx]) == DAT_SUCCESS)
-			(*ntx)++;
+	ret = ft_poll_with(rx.recv_evd, FT_TIMEOUT_US, &ev, tx.req_evd, tx_ev,
+	                   2, ntx);
 	if (ret != DAT_SUCCESS)
-		return FT_CHECK(false,
-		                "the send after the write is received: "
-		                "dat_evd_dequeue = %s",
+		return FT_CHECK(false, "%s: dat_evd_dequeue = %s", what,
 		                ft_ret_str(ret));
-	return dto_is(&ev, rx.ep, DAT_DTO_RECEIVE, cookie, 8,
-	              "the send after the write is received");
+	return ft_check_dto(&ev, rx.ep, DAT_DTO_RECEIVE, cookie,
+	                    DAT_DTO_SUCCESS, 8, what);
 }
 
 /* The writer's next request completion: one wait_recv took, else the
@@ -81,7 +58,8 @@ static void tx_next(const DAT_EVENT *tx_ev, int ntx, int *used, DAT_DTOS op,
                     uint64_t cookie, size_t len, const char *what)
 {
 	if (*used < ntx)
-		(void)dto_is(&tx_ev[(*used)++], tx.ep, op, cookie, len, what);
+		(void)ft_check_dto(&tx_ev[(*used)++], tx.ep, op, cookie,
+		                   DAT_DTO_SUCCESS, (long)len, what);
 	else
 		ft_expect_dto(tx.req_evd, FT_TIMEOUT_US, tx.ep, op, cookie,
 		              DAT_DTO_SUCCESS, (long)len, NULL, what);

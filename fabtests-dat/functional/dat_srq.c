@@ -129,28 +129,20 @@ static void link_close(struct link *l)
  */
 static void send_wait(struct link *l)
 {
-	uint64_t end = ft_now_us() + FT_TIMEOUT_US;
-	const DAT_DTO_COMPLETION_EVENT_DATA *d;
+	DAT_EVENT ev, stray;
 	DAT_RETURN ret;
-	DAT_EVENT ev;
+	int nstray = 0;
 
-	while ((ret = dat_evd_dequeue(l->tx.req_evd, &ev)) != DAT_SUCCESS &&
-	       ft_now_us() < end)
-		if (dat_evd_dequeue(l->rx.req_evd, &ev) == DAT_SUCCESS)
-			FT_CHECK(false,
-			         "the receiver's request EVD stays empty: %s",
-			         ft_event_desc(&ev));
+	ret = ft_poll_with(l->tx.req_evd, FT_TIMEOUT_US, &ev, l->rx.req_evd,
+	                   &stray, 1, &nstray);
+	if (nstray != 0)
+		FT_CHECK(false, "the receiver's request EVD stays empty: %s",
+		         ft_event_desc(&stray));
 	if (!FT_CHECK(ret == DAT_SUCCESS, "send: dat_evd_dequeue = %s",
 	              ft_ret_str(ret)))
 		return;
-	d = &ev.event_data.dto_completion_event_data;
-	FT_CHECK(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
-	                 d->ep_handle == l->tx.ep &&
-	                 d->operation == DAT_DTO_SEND &&
-	                 d->user_cookie.as_64 == l->sent &&
-	                 d->status == DAT_DTO_SUCCESS &&
-	                 d->transfered_length == MSG_LEN,
-	         "send: %s", ft_event_desc(&ev));
+	ft_check_dto(&ev, l->tx.ep, DAT_DTO_SEND, l->sent, DAT_DTO_SUCCESS,
+	             MSG_LEN, "send");
 }
 
 /* Send message seq of link number idx (its payload names both). */
