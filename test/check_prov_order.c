@@ -45,6 +45,9 @@ static struct fake {
 	uint32_t ntaken;
 	int refuse; /* fail posts with FI_EIO */
 	int full;   /* no room: posts answer -FI_EAGAIN */
+	/* A post refused for room moves the EP to this state (0: none), as
+	 * the connection's end does meanwhile. */
+	DAT_EP_STATE end_on_full;
 	int breaks; /* cm_break_later calls */
 	/* What came out, in order. */
 	DAT_EVENT out[MAXPOST * 2];
@@ -53,8 +56,11 @@ static struct fake {
 
 static ssize_t fake_take(void *context, uint64_t flags)
 {
-	if (F.full)
+	if (F.full) {
+		if (F.end_on_full != 0)
+			atomic_store(&F.ep->state, F.end_on_full);
 		return -FI_EAGAIN;
+	}
 	if (F.refuse)
 		return -FI_EIO;
 	ck_assert_uint_lt(F.ntaken, MAXPOST * 2);
@@ -1155,6 +1161,41 @@ START_TEST(defer_fenced_send_waits_in_queue)
 }
 END_TEST
 
+/*
+ * The connection's end comes while a post waits for room: the post gives
+ * DAT_INVALID_STATE, as its first check would have, with the subtype of
+ * the state the EP is in, and its op goes back to the pool; nothing
+ * reached the fabric.
+ */
+static void defer_end_while_posting(DAT_EP_STATE end, DAT_RETURN want)
+{
+	defer_setup(DOFI_ORDER_NONE, 0);
+	F.full = 1;
+	F.end_on_full = end;
+	ck_assert_int_eq(post_ret(DOFI_OP_SEND, 1), want);
+	ck_assert_uint_eq(F.ntaken, 0);
+	ck_assert_uint_eq(dofi_pool_used(&F.ep->req_pool), 0);
+	ck_assert_uint_eq(F.ep->deferring, 0);
+	ck_assert_uint_eq(atomic_load(&F.ia->defer_neps), 0);
+	fake_teardown();
+}
+
+START_TEST(defer_end_pending_while_posting)
+{
+	defer_end_while_posting(
+	        DAT_EP_STATE_DISCONNECT_PENDING,
+	        DAT_ERROR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_DISCPENDING));
+}
+END_TEST
+
+START_TEST(defer_end_while_posting_disconnected)
+{
+	defer_end_while_posting(DAT_EP_STATE_DISCONNECTED,
+	                        DAT_ERROR(DAT_INVALID_STATE,
+	                                  DAT_INVALID_STATE_EP_DISCONNECTED));
+}
+END_TEST
+
 Suite *check_prov_order_suite(void)
 {
 	Suite *s = suite_create("prov posting order");
@@ -1182,6 +1223,8 @@ Suite *check_prov_order_suite(void)
 	tcase_add_test(tc, defer_kick_posts_waiting);
 	tcase_add_test(tc, defer_drop_and_refusal);
 	tcase_add_test(tc, defer_fenced_send_waits_in_queue);
+	tcase_add_test(tc, defer_end_pending_while_posting);
+	tcase_add_test(tc, defer_end_while_posting_disconnected);
 	suite_add_tcase(s, tc);
 	return s;
 }

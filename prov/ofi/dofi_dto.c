@@ -518,11 +518,8 @@ DAT_RETURN dofi_dto_fence(dofi_ep_t *ep, uint8_t waits)
 
 		/* The connection ended: the Read is flushed. */
 		if (state != DAT_EP_STATE_CONNECTED || ep->req_evd == NULL)
-			return DAT_ERROR(
-			        DAT_INVALID_STATE,
-			        state == DAT_EP_STATE_DISCONNECT_PENDING
-			                ? DAT_INVALID_STATE_EP_DISCPENDING
-			                : DAT_INVALID_STATE_EP_UNCONNECTED);
+			return DAT_ERROR(DAT_INVALID_STATE,
+			                 dofi_ep_state_subtype(state));
 		dofi_evd_flush_one(ep->req_evd, ep->tx_cq, 1);
 		if (!dofi_retry_more_for(++tries, &until, DOFI_FENCE_NS)) {
 			dof_info(
@@ -834,11 +831,9 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 	if (atomic_load_explicit(&ep->state, memory_order_acquire) !=
 	            DAT_EP_STATE_CONNECTED ||
 	    fep == NULL)
-		return DAT_ERROR(DAT_INVALID_STATE,
-		                 atomic_load(&ep->state) ==
-		                                 DAT_EP_STATE_DISCONNECT_PENDING
-		                         ? DAT_INVALID_STATE_EP_DISCPENDING
-		                         : DAT_INVALID_STATE_EP_UNCONNECTED);
+		return DAT_ERROR(
+		        DAT_INVALID_STATE,
+		        dofi_ep_state_subtype(atomic_load(&ep->state)));
 	max_iov = dofi_req_max_iov(ep, type);
 	/*
 	 * A Read's destination needs local write. Local read is implied,
@@ -941,10 +936,7 @@ dofi_post_request_slow(DAT_EP_HANDLE h, uint8_t type, DAT_COUNT nseg,
 			          (void *)ep);
 			return DAT_ERROR(
 			        DAT_INVALID_STATE,
-			        atomic_load(&ep->state) ==
-			                        DAT_EP_STATE_DISCONNECT_PENDING
-			                ? DAT_INVALID_STATE_EP_DISCPENDING
-			                : DAT_INVALID_STATE_EP_DISCONNECTED);
+			        dofi_ep_state_subtype(atomic_load(&ep->state)));
 		}
 		dof_info(DOFI_LOG, "EP %p: post failed: %s", (void *)ep,
 		         fi_strerror((int)-rc));

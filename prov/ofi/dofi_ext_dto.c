@@ -74,9 +74,7 @@ static DAT_RETURN dofi_ext_ready(dofi_ep_t *ep, DAT_EP_HANDLE h, int offered,
 	state = atomic_load_explicit(&ep->state, memory_order_acquire);
 	if (dofi_unlikely(state != DAT_EP_STATE_CONNECTED || fep == NULL))
 		return DAT_ERROR(DAT_INVALID_STATE,
-		                 state == DAT_EP_STATE_DISCONNECT_PENDING
-		                         ? DAT_INVALID_STATE_EP_DISCPENDING
-		                         : DAT_INVALID_STATE_EP_UNCONNECTED);
+		                 dofi_ep_state_subtype(state));
 	/* Not queued behind requests waiting for room (dofi_defer.c):
 	 * posted once they have gone. */
 	if (dofi_unlikely(dofi_flag(&ep->deferring))) {

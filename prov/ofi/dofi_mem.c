@@ -579,8 +579,9 @@ DAT_RETURN dofi_rmr_bind(DAT_RMR_HANDLE h, DAT_LMR_HANDLE lmr_h,
 			return DAT_ERROR(DAT_PRIVILEGES_VIOLATION, 0);
 	}
 	if (atomic_load(&ep->state) != DAT_EP_STATE_CONNECTED)
-		return DAT_ERROR(DAT_INVALID_STATE,
-		                 DAT_INVALID_STATE_EP_UNCONNECTED);
+		return DAT_ERROR(
+		        DAT_INVALID_STATE,
+		        dofi_ep_state_subtype(atomic_load(&ep->state)));
 
 	pthread_mutex_lock(&ia->lock);
 	dofi_rmr_unbind_locked(rmr);
