@@ -48,6 +48,11 @@ static struct fake {
 	/* A post refused for room moves the EP to this state (0: none), as
 	 * the connection's end does meanwhile. */
 	DAT_EP_STATE end_on_full;
+	/* The receives the fabric took: their contexts and segments. */
+	dofi_op_t *rx_taken[MAXPOST];
+	size_t rx_count[MAXPOST];
+	struct iovec rx_last_iov[MAXPOST]; /* each one's last segment */
+	uint32_t nrx;
 	int breaks; /* cm_break_later calls */
 	/* What came out, in order. */
 	DAT_EVENT out[MAXPOST * 2];
@@ -101,9 +106,37 @@ static ssize_t fake_writemsg(struct fid_ep *ep, const struct fi_msg_rma *msg,
 	return fake_take(msg->context, flags);
 }
 
+static ssize_t fake_rx_take(const struct iovec *iov, size_t count,
+                            void *context)
+{
+	ck_assert_uint_lt(F.nrx, MAXPOST);
+	F.rx_taken[F.nrx] = context;
+	F.rx_count[F.nrx] = count;
+	F.rx_last_iov[F.nrx++] = iov[count - 1];
+	return 0;
+}
+
+static ssize_t fake_recv(struct fid_ep *ep, void *buf, size_t len, void *desc,
+                         fi_addr_t src, void *context)
+{
+	struct iovec iov = {.iov_base = buf, .iov_len = len};
+
+	(void)ep, (void)desc, (void)src;
+	return fake_rx_take(&iov, 1, context);
+}
+
+static ssize_t fake_recvmsg(struct fid_ep *ep, const struct fi_msg *msg,
+                            uint64_t flags)
+{
+	(void)ep, (void)flags;
+	return fake_rx_take(msg->msg_iov, msg->iov_count, msg->context);
+}
+
 static struct fi_ops_msg fake_msg_ops = {
         .size = sizeof(struct fi_ops_msg),
         .send = fake_send,
+        .recv = fake_recv,
+        .recvmsg = fake_recvmsg,
 };
 
 static struct fi_ops_rma fake_rma_ops = {
@@ -1196,6 +1229,129 @@ START_TEST(defer_end_while_posting_disconnected)
 }
 END_TEST
 
+/* ---- receives ending in the sink (ia->trunc_sink) ------------------------ */
+
+#define SINK_RECVS 4
+
+static struct iovec sink_iov[SINK_RECVS * 2];
+static void *sink_desc[SINK_RECVS * 2];
+
+/* The fake fabric's EP with a receive queue of SINK_RECVS receives of one
+ * segment each, and the sink's slot if sink. */
+static void sink_setup(int sink)
+{
+	fake_setup(DOFI_ORDER_NONE, 0);
+	F.ia->trunc_sink = (uint8_t)sink;
+	F.ep->recv_sink = (uint8_t)sink;
+	F.ep->recv_evd = F.evd;
+	F.ep->attr.max_recv_iov = 1;
+	F.ep->attr.max_recv_dtos = SINK_RECVS;
+	ck_assert_int_eq(dofi_pool_init(&F.ep->recv_pool, SINK_RECVS, F.ep,
+	                                sink_iov, sink_desc, 1 + (uint32_t)sink,
+	                                0),
+	                 DOF_OK);
+}
+
+static void sink_teardown(void)
+{
+	ck_assert_uint_eq(dofi_pool_used(&F.ep->recv_pool), 0);
+	dofi_pool_fini(&F.ep->recv_pool);
+	fake_teardown();
+}
+
+/* Post a receive of len bytes; the op the fabric took. */
+static dofi_op_t *sink_post(uint64_t cookie, size_t len)
+{
+	DAT_LMR_TRIPLET seg = {.lmr_context = 1,
+	                       .virtual_address = (uintptr_t)F.buf,
+	                       .segment_length = len};
+	DAT_DTO_COOKIE c = {.as_64 = cookie};
+	uint32_t before = F.nrx;
+
+	ck_assert_int_eq(dofi_ep_post_recv(F.ep, 1, &seg, c,
+	                                   DAT_COMPLETION_DEFAULT_FLAG),
+	                 DAT_SUCCESS);
+	ck_assert_uint_eq(F.nrx, before + 1);
+	return F.rx_taken[before];
+}
+
+/* The fabric completes receive op with len bytes; its event. */
+static void sink_complete(dofi_op_t *op, size_t len, DAT_EVENT *ev)
+{
+	struct fi_cq_data_entry e = {
+	        .op_context = op, .flags = FI_RECV | FI_MSG, .len = len};
+
+	memset(ev, 0, sizeof(*ev));
+	dofi_lock_take(&F.evd->lock);
+	ck_assert_int_eq(dofi_dto_complete(&e, ev, F.evd), 0);
+	dofi_lock_give(&F.evd->lock);
+}
+
+static void sink_event_is(const DAT_EVENT *ev, uint64_t cookie,
+                          DAT_DTO_COMPLETION_STATUS st, DAT_SEG_LENGTH len)
+{
+	const DAT_DTO_COMPLETION_EVENT_DATA *d =
+	        &ev->event_data.dto_completion_event_data;
+
+	ck_assert_int_eq(ev->event_number, DAT_DTO_COMPLETION_EVENT);
+	ck_assert_uint_eq(d->user_cookie.as_64, cookie);
+	ck_assert_int_eq(d->status, st);
+	ck_assert_uint_eq(d->transfered_length, len);
+}
+
+/*
+ * Where the fabric cuts a long message silently (rxd), each receive ends
+ * in the IA's sink: a message that fits completes as it is, one that
+ * spilled into the sink completes with DAT_DTO_ERR_LOCAL_LENGTH, the
+ * connection breaks, and no later receive succeeds.
+ */
+START_TEST(sink_reports_overrun)
+{
+	dofi_op_t *r0, *r1, *r2;
+	DAT_EVENT ev;
+
+	sink_setup(1);
+	r0 = sink_post(0x10, 16);
+	ck_assert_uint_eq(F.rx_count[0], 2);
+	ck_assert_ptr_eq(F.rx_last_iov[0].iov_base, F.ia->recv_sink);
+	ck_assert_uint_eq(F.rx_last_iov[0].iov_len, sizeof(F.ia->recv_sink));
+	r1 = sink_post(0x11, 16);
+	ck_assert_uint_eq(F.rx_count[1], 2);
+	/* A message of exactly the receive's length. */
+	sink_complete(r0, 16, &ev);
+	sink_event_is(&ev, 0x10, DAT_DTO_SUCCESS, 16);
+	ck_assert_int_eq(F.breaks, 0);
+	r2 = sink_post(0x12, 16);
+	/* One byte more: it spilled. */
+	sink_complete(r1, 17, &ev);
+	sink_event_is(&ev, 0x11, DAT_DTO_ERR_LOCAL_LENGTH, 16);
+	ck_assert_int_eq(F.breaks, 1);
+	ck_assert_int_eq(atomic_load(&F.ep->dto_error), 1);
+	/* What the fabric still places after it does not succeed. */
+	sink_complete(r2, 4, &ev);
+	sink_event_is(&ev, 0x12, DAT_DTO_ERR_FLUSHED, 0);
+	sink_teardown();
+}
+END_TEST
+
+/* Elsewhere a receive is the consumer's segments only (the fast post). */
+START_TEST(sink_absent_elsewhere)
+{
+	dofi_op_t *r0;
+	DAT_EVENT ev;
+
+	sink_setup(0);
+	r0 = sink_post(0x20, 16);
+	ck_assert_uint_eq(F.rx_count[0], 1);
+	ck_assert_ptr_eq(F.rx_last_iov[0].iov_base, F.buf);
+	ck_assert_uint_eq(F.rx_last_iov[0].iov_len, 16);
+	sink_complete(r0, 12, &ev);
+	sink_event_is(&ev, 0x20, DAT_DTO_SUCCESS, 12);
+	ck_assert_int_eq(F.breaks, 0);
+	sink_teardown();
+}
+END_TEST
+
 Suite *check_prov_order_suite(void)
 {
 	Suite *s = suite_create("prov posting order");
@@ -1225,6 +1381,8 @@ Suite *check_prov_order_suite(void)
 	tcase_add_test(tc, defer_fenced_send_waits_in_queue);
 	tcase_add_test(tc, defer_end_pending_while_posting);
 	tcase_add_test(tc, defer_end_while_posting_disconnected);
+	tcase_add_test(tc, sink_reports_overrun);
+	tcase_add_test(tc, sink_absent_elsewhere);
 	suite_add_tcase(s, tc);
 	return s;
 }

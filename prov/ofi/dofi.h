@@ -515,6 +515,9 @@ typedef struct dofi_ep {
 	/* Requests wait in its defer queue (dofi_defer.c): later posts
 	 * queue behind them (read on every post, beside counting). */
 	uint8_t deferring;
+	/* Its receives end in the IA's sink segment (ia->trunc_sink): they
+	 * take the slow post, which adds it (dofi_recv_fill). */
+	uint8_t recv_sink;
 	dofi_pz_t *pz;
 	dofi_evd_t *recv_evd;
 	dofi_evd_t *req_evd;
@@ -907,6 +910,17 @@ typedef struct dofi_traits {
 	 * dtestsrq: queues of one, 4 KiB messages of three packets).
 	 */
 	uint8_t tx_window_room;
+	/*
+	 * A message longer than its receive completes as a success, cut to
+	 * the receive's length, with no -FI_ETRUNC (rxd, libfabric 1.17 to
+	 * 2.6: rxd_match_rx and rxd_progress_unexp_list report the lesser
+	 * of the two lengths). Each receive then ends in one more segment,
+	 * the IA's sink (ia->recv_sink): a message longer than the
+	 * consumer's segments spills into it, its completion's length
+	 * exceeds the receive's, and dofi_dto_complete reports
+	 * DAT_DTO_ERR_LOCAL_LENGTH. The IA offers one segment fewer.
+	 */
+	uint8_t trunc_silent;
 } dofi_traits_t;
 
 /* The row for a libfabric provider name (never NULL). */
@@ -999,6 +1013,11 @@ typedef struct dofi_ia {
 	 * where a fence needs it: read once per post (dofi_fast.h). */
 	uint8_t fence;
 	uint8_t late_order;
+	/* Receives end in the sink segment (traits->trunc_silent; not where
+	 * the fabric wants a descriptor for it, FI_MR_LOCAL): what spills
+	 * past a receive lands in recv_sink, which nobody reads. */
+	uint8_t trunc_sink;
+	char recv_sink[8];
 	/* progress */
 	dofi_progress_mode_t progress_mode;
 	pthread_t progress_thread;
@@ -1420,6 +1439,17 @@ dofi_op_t **dofi_pool_posted(dofi_pool_t *pool, uint32_t *n);
  * connection broken (cm_break_later) unless err is FI_EADDRNOTAVAIL.
  */
 void dofi_ep_failed(dofi_ep_t *ep, int err);
+/*
+ * A receive whose completion says len bytes, more than it was posted
+ * with: the message spilled into the IA's sink (ep->recv_sink). Fills ev
+ * with DAT_DTO_ERR_LOCAL_LENGTH, as a fabric's truncation error, and the
+ * connection breaks; returns 0. evd->lock held.
+ */
+int dofi_dto_recv_overrun(dofi_op_t *op, size_t len, DAT_EVENT *ev,
+                          dofi_evd_t *evd);
+/* A receive's segments end in the IA's sink (ep->recv_sink): the new
+ * count. */
+size_t dofi_recv_sink_add(dofi_ep_t *ep, dofi_op_t *op, size_t count);
 /* The caller holds evd->lock (as for dofi_dto_complete). */
 int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *event,
                           dofi_evd_t *evd);

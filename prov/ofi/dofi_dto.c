@@ -198,6 +198,23 @@ static DAT_DTO_COMPLETION_STATUS dofi_dto_err_status(dofi_op_t *op, int err,
 	return st;
 }
 
+int dofi_dto_recv_overrun(dofi_op_t *op, size_t len, DAT_EVENT *ev,
+                          dofi_evd_t *evd)
+{
+	dofi_ep_t *ep = op->ep;
+
+	dof_warn(DOFI_LOG,
+	         "EP %p: a message of at least %zu bytes came into a receive "
+	         "of %llu, and the fabric cut it without an error: "
+	         "DAT_DTO_ERR_LOCAL_LENGTH, and the connection breaks",
+	         (void *)ep, len, (unsigned long long)op->len);
+	ep->recv_failed = 1;
+	dofi_ep_failed(ep, FI_ETRUNC);
+	dofi_dto_fill(ev, evd, op, DAT_DTO_ERR_LOCAL_LENGTH, op->len);
+	dofi_op_release(op);
+	return 0;
+}
+
 int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *ev,
                           dofi_evd_t *evd)
 {
@@ -1113,6 +1130,22 @@ static ssize_t dofi_recv_post(dofi_ep_t *ep, struct fid_ep *fep, dofi_op_t *op)
 	return rc;
 }
 
+/*
+ * Where the fabric cuts long messages silently (ep->recv_sink): the IA's
+ * sink after the consumer's count segments, so that what spills past
+ * them tells (dofi_dto_recv_overrun). The pool's ops have a slot for it.
+ * No descriptor: the IA has no sink where the fabric wants one.
+ */
+size_t dofi_recv_sink_add(dofi_ep_t *ep, dofi_op_t *op, size_t count)
+{
+	dofi_ia_t *ia = ep->obj.ia;
+
+	op->iov[count].iov_base = ia->recv_sink;
+	op->iov[count].iov_len = sizeof(ia->recv_sink);
+	op->desc[count] = NULL;
+	return count + 1;
+}
+
 /* A receive's op, its iov and desc set: the rest, and posted. */
 static inline void dofi_recv_fill(dofi_ep_t *ep, dofi_op_t *op, size_t count,
                                   DAT_DTO_COOKIE cookie, DAT_SEG_LENGTH len,
@@ -1190,6 +1223,8 @@ dofi_post_recv_slow(DAT_EP_HANDLE h, DAT_COUNT nseg, DAT_LMR_TRIPLET *segs,
 			                     cookie, st);
 		}
 	}
+	if (ep->recv_sink)
+		count = dofi_recv_sink_add(ep, op, count);
 	dofi_recv_fill(ep, op, count, cookie, total, flags);
 
 	fep = ep->fep;
@@ -1252,7 +1287,7 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	if (dofi_unlikely(
 	            atomic_load_explicit(&ep->state, memory_order_acquire) ==
 	                    DAT_EP_STATE_DISCONNECTED ||
-	            dofi_flag(&ep->counting)))
+	            dofi_flag(&ep->counting) || ep->recv_sink))
 		goto slow;
 	fep = ep->fep;
 	if (dofi_unlikely(fep == NULL))

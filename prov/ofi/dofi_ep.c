@@ -216,10 +216,11 @@ static dof_status_t dofi_ep_alloc_pools(dofi_ep_t *ep)
 {
 	uint32_t nrecv = (uint32_t)ep->attr.max_recv_dtos;
 	/* On an SRQ (max_recv_iov 0): room for the SRQ's segments. */
-	uint32_t niov = ep->srq != NULL ? ep->srq->niov
-	                : ep->attr.max_recv_iov > 0
-	                        ? (uint32_t)ep->attr.max_recv_iov
-	                        : 1;
+	uint32_t niov =
+	        (ep->srq != NULL             ? ep->srq->niov
+	         : ep->attr.max_recv_iov > 0 ? (uint32_t)ep->attr.max_recv_iov
+	                                     : 1) +
+	        ep->recv_sink; /* and the sink's (dofi_recv_fill) */
 	size_t n = (size_t)nrecv * niov + 1;
 	uint32_t nreq = (uint32_t)ep->attr.max_request_dtos;
 	uint32_t dniov = dofi_ep_req_niov(&ep->attr);
@@ -272,6 +273,7 @@ dofi_ep_t *dofi_ep_alloc(dofi_ia_t *ia, dofi_pz_t *pz, dofi_evd_t *recv,
 	dofi_dto_order_reset(ep);
 	atomic_store(&ep->state, DAT_EP_STATE_UNCONNECTED);
 	ep->local_addr = ia->addr;
+	ep->recv_sink = ia->trunc_sink;
 	if (dofi_ep_alloc_pools(ep) != DOF_OK)
 		goto err_obj;
 	if (ia->ctl->cm_ep_init(ep) != DOF_OK)

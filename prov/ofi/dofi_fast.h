@@ -438,6 +438,10 @@ dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
 		dofi_op_release(op);
 		return 0;
 	}
+	/* A message longer than its receive that the fabric cut without an
+	 * error: it spilled into the sink (ep->recv_sink). */
+	if (dofi_unlikely(entry->len > op->len) && op->type == DOFI_OP_RECV)
+		return dofi_dto_recv_overrun(op, entry->len, ev, evd);
 	/* A Send or a receive, counted for a graceful end (RDM). */
 	if (op->type == DOFI_OP_RECV)
 		dofi_dto_count(&ep->msgs_recvd);

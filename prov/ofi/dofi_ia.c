@@ -146,6 +146,7 @@ static void dofi_ia_fill_attrs(dofi_ia_t *ia)
 	DAT_IA_ATTR *a = &ia->ia_attr;
 	DAT_PROVIDER_ATTR p;
 	DAT_COUNT iov;
+	size_t rx_iov;
 	size_t n;
 
 	memset(a, 0, sizeof(*a));
@@ -168,9 +169,11 @@ static void dofi_ia_fill_attrs(dofi_ia_t *ia)
 	                                  ? INT32_MAX
 	                                  : fi->domain_attr->cq_cnt);
 	a->max_evd_qlen = DOFI_MAX_EVD_QLEN;
-	iov = (DAT_COUNT)(fi->tx_attr->iov_limit < fi->rx_attr->iov_limit
+	/* One receive segment is the sink's (traits->trunc_silent). */
+	rx_iov = fi->rx_attr->iov_limit - (ia->trunc_sink ? 1 : 0);
+	iov = (DAT_COUNT)(fi->tx_attr->iov_limit < rx_iov
 	                          ? fi->tx_attr->iov_limit
-	                          : fi->rx_attr->iov_limit);
+	                          : rx_iov);
 	a->max_iov_segments_per_dto = iov;
 	a->max_lmrs = fi->domain_attr->mr_cnt
 	                      ? (DAT_COUNT)fi->domain_attr->mr_cnt
@@ -386,6 +389,33 @@ static void dofi_ia_fence(dofi_ia_t *ia, struct fi_info *info)
 	/* A fence counts the late requests, which must then be numbered. */
 	if (ia->fence != 0 && ia->late_order == DOFI_ORDER_NONE)
 		ia->late_order = DOFI_ORDER_LATE;
+}
+
+/*
+ * Whether the IA's receives end in the sink segment (ia->trunc_sink):
+ * where the fabric cuts a long message to its receive without saying so
+ * (traits->trunc_silent), there is a segment to spare, and the sink needs
+ * no descriptor. Otherwise such a truncation goes unreported, as the log
+ * says.
+ */
+static void dofi_ia_trunc_sink(dofi_ia_t *ia, const char *name,
+                               const struct fi_info *info)
+{
+	ia->trunc_sink = 0;
+	if (!ia->traits->trunc_silent)
+		return;
+	if (ia->mr_local || info->rx_attr->iov_limit < 2 ||
+	    info->tx_attr->iov_limit < 2) {
+		dof_info(DOFI_LOG,
+		         "IA '%s': %s cuts a message longer than its receive "
+		         "without an error, and %s: such a receive completes "
+		         "as a success",
+		         name, info->fabric_attr->prov_name,
+		         ia->mr_local ? "wants a descriptor for every segment"
+		                      : "takes one segment a receive");
+		return;
+	}
+	ia->trunc_sink = 1;
 }
 
 /*
@@ -646,6 +676,7 @@ DAT_RETURN dofi_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	}
 	dofi_ia_fence(ia, info);
 	ia->tx_size_min = dofi_ia_tx_size_min(ia, info);
+	dofi_ia_trunc_sink(ia, name, info);
 	if (!ia->traits->no_sigpipe)
 		dofi_nopipe_need();
 

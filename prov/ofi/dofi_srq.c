@@ -134,7 +134,9 @@ static int dofi_srq_give(dofi_srq_t *srq, dofi_ep_t *ep,
 		return 0;
 	memcpy(op->iov, iov, rec->count * sizeof(*iov));
 	memcpy(op->desc, desc, rec->count * sizeof(*desc));
-	op->iov_count = rec->count;
+	op->iov_count =
+	        ep->recv_sink ? (uint32_t)dofi_recv_sink_add(ep, op, rec->count)
+	                      : rec->count;
 	op->cookie = rec->cookie;
 	op->len = rec->len;
 	op->type = DOFI_OP_RECV;
@@ -144,15 +146,16 @@ static int dofi_srq_give(dofi_srq_t *srq, dofi_ep_t *ep,
 	op->seq = atomic_load_explicit(&ep->recv_seq, memory_order_relaxed);
 	atomic_store_explicit(&ep->recv_seq, op->seq + 1, memory_order_relaxed);
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
-	if (rec->count <= 1) {
-		rc = fi_recv(ep->fep, rec->count ? op->iov[0].iov_base : NULL,
-		             rec->count ? op->iov[0].iov_len : 0,
-		             rec->count ? op->desc[0] : NULL, 0, op);
+	if (op->iov_count <= 1) {
+		rc = fi_recv(ep->fep,
+		             op->iov_count ? op->iov[0].iov_base : NULL,
+		             op->iov_count ? op->iov[0].iov_len : 0,
+		             op->iov_count ? op->desc[0] : NULL, 0, op);
 	} else {
 		struct fi_msg msg = {
 		        .msg_iov = op->iov,
 		        .desc = op->desc,
-		        .iov_count = rec->count,
+		        .iov_count = op->iov_count,
 		        .context = op,
 		};
 

@@ -101,6 +101,8 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .cq_nowait = 1,
                 /* Its udp CQ must hold a window of packets. */
                 .tx_window_room = 1,
+                /* A message longer than its receive succeeds, cut. */
+                .trunc_silent = 1,
         },
         {
                 /* Any other provider: the cautious defaults. */
