@@ -515,8 +515,8 @@ typedef struct dofi_ep {
 	/* Requests wait in its defer queue (dofi_defer.c): later posts
 	 * queue behind them (read on every post, beside counting). */
 	uint8_t deferring;
-	/* Its receives end in the IA's sink segment (ia->trunc_sink): they
-	 * take the slow post, which adds it (dofi_recv_fill). */
+	/* Its receives end in the IA's sink segment (ia->trunc_sink,
+	 * dofi_recv_sink_add). */
 	uint8_t recv_sink;
 	dofi_pz_t *pz;
 	dofi_evd_t *recv_evd;
@@ -1447,9 +1447,6 @@ void dofi_ep_failed(dofi_ep_t *ep, int err);
  */
 int dofi_dto_recv_overrun(dofi_op_t *op, size_t len, DAT_EVENT *ev,
                           dofi_evd_t *evd);
-/* A receive's segments end in the IA's sink (ep->recv_sink): the new
- * count. */
-size_t dofi_recv_sink_add(dofi_ep_t *ep, dofi_op_t *op, size_t count);
 /* The caller holds evd->lock (as for dofi_dto_complete). */
 int dofi_dto_complete_err(const struct fi_cq_err_entry *err, DAT_EVENT *event,
                           dofi_evd_t *evd);

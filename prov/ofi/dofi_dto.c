@@ -1130,22 +1130,6 @@ static ssize_t dofi_recv_post(dofi_ep_t *ep, struct fid_ep *fep, dofi_op_t *op)
 	return rc;
 }
 
-/*
- * Where the fabric cuts long messages silently (ep->recv_sink): the IA's
- * sink after the consumer's count segments, so that what spills past
- * them tells (dofi_dto_recv_overrun). The pool's ops have a slot for it.
- * No descriptor: the IA has no sink where the fabric wants one.
- */
-size_t dofi_recv_sink_add(dofi_ep_t *ep, dofi_op_t *op, size_t count)
-{
-	dofi_ia_t *ia = ep->obj.ia;
-
-	op->iov[count].iov_base = ia->recv_sink;
-	op->iov[count].iov_len = sizeof(ia->recv_sink);
-	op->desc[count] = NULL;
-	return count + 1;
-}
-
 /* A receive's op, its iov and desc set: the rest, and posted. */
 static inline void dofi_recv_fill(dofi_ep_t *ep, dofi_op_t *op, size_t count,
                                   DAT_DTO_COOKIE cookie, DAT_SEG_LENGTH len,
@@ -1287,7 +1271,7 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	if (dofi_unlikely(
 	            atomic_load_explicit(&ep->state, memory_order_acquire) ==
 	                    DAT_EP_STATE_DISCONNECTED ||
-	            dofi_flag(&ep->counting) || ep->recv_sink))
+	            dofi_flag(&ep->counting)))
 		goto slow;
 	fep = ep->fep;
 	if (dofi_unlikely(fep == NULL))
@@ -1302,8 +1286,18 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 	op->iov[0].iov_base = (void *)(uintptr_t)segs->virtual_address;
 	op->iov[0].iov_len = len;
 	op->desc[0] = lmr->desc;
-	dofi_recv_fill(ep, op, 1, cookie, len, flags);
-	rc = fi_recv(fep, op->iov[0].iov_base, len, op->desc[0], 0, op);
+	if (dofi_likely(!ep->recv_sink)) {
+		dofi_recv_fill(ep, op, 1, cookie, len, flags);
+		rc = fi_recv(fep, op->iov[0].iov_base, len, op->desc[0], 0, op);
+	} else {
+		struct fi_msg msg = {.msg_iov = op->iov,
+		                     .desc = op->desc,
+		                     .iov_count = dofi_recv_sink_add(ep, op, 1),
+		                     .context = op};
+
+		dofi_recv_fill(ep, op, msg.iov_count, cookie, len, flags);
+		rc = fi_recvmsg(fep, &msg, FI_COMPLETION);
+	}
 	if (dofi_likely(rc == 0))
 		return DAT_SUCCESS;
 	/* As for requests: the connection's end may have flushed it. */

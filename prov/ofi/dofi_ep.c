@@ -220,7 +220,7 @@ static dof_status_t dofi_ep_alloc_pools(dofi_ep_t *ep)
 	        (ep->srq != NULL             ? ep->srq->niov
 	         : ep->attr.max_recv_iov > 0 ? (uint32_t)ep->attr.max_recv_iov
 	                                     : 1) +
-	        ep->recv_sink; /* and the sink's (dofi_recv_fill) */
+	        ep->recv_sink; /* and the sink's (dofi_recv_sink_add) */
 	size_t n = (size_t)nrecv * niov + 1;
 	uint32_t nreq = (uint32_t)ep->attr.max_request_dtos;
 	uint32_t dniov = dofi_ep_req_niov(&ep->attr);

@@ -188,6 +188,24 @@ static inline const dofi_lmr_t *dofi_seg_lmr(const dofi_ep_t *ep,
 	                        DAT_COMPLETION_BARRIER_FENCE_FLAG |  \
 	                        DAT_COMPLETION_EVD_THRESHOLD_FLAG))
 
+/*
+ * Where the fabric cuts long messages silently (ep->recv_sink): the IA's
+ * sink after a receive's count segments, so that what spills past them
+ * tells (dofi_dto_recv_overrun). The pool's ops have a slot for it. No
+ * descriptor: the IA has no sink where the fabric wants one. The new
+ * count.
+ */
+static inline size_t dofi_recv_sink_add(dofi_ep_t *ep, dofi_op_t *op,
+                                        size_t count)
+{
+	dofi_ia_t *ia = ep->obj.ia;
+
+	op->iov[count].iov_base = ia->recv_sink;
+	op->iov[count].iov_len = sizeof(ia->recv_sink);
+	op->desc[count] = NULL;
+	return count + 1;
+}
+
 static inline int dofi_suppress(const dofi_ep_t *ep, DAT_COMPLETION_FLAGS flags,
                                 int recv)
 {
@@ -438,14 +456,15 @@ dofi_dto_complete(const struct fi_cq_data_entry *entry, DAT_EVENT *ev,
 		dofi_op_release(op);
 		return 0;
 	}
-	/* A message longer than its receive that the fabric cut without an
-	 * error: it spilled into the sink (ep->recv_sink). */
-	if (dofi_unlikely(entry->len > op->len) && op->type == DOFI_OP_RECV)
-		return dofi_dto_recv_overrun(op, entry->len, ev, evd);
 	/* A Send or a receive, counted for a graceful end (RDM). */
-	if (op->type == DOFI_OP_RECV)
+	if (op->type == DOFI_OP_RECV) {
+		/* A message longer than its receive that the fabric cut
+		 * without an error: it spilled into the sink
+		 * (ep->recv_sink). */
+		if (dofi_unlikely(entry->len > op->len))
+			return dofi_dto_recv_overrun(op, entry->len, ev, evd);
 		dofi_dto_count(&ep->msgs_recvd);
-	else if (op->type == DOFI_OP_SEND)
+	} else if (op->type == DOFI_OP_SEND)
 		dofi_dto_count(&ep->msgs_sent);
 	suppress = op->suppress;
 	if (dofi_likely(!suppress))
