@@ -10,8 +10,9 @@
  * receive too small (DAT_DTO_ERR_LOCAL_LENGTH) breaking the connection, one EVD
  * for DTOs and connection events (successful DTO completions before
  * DISCONNECTED), more requests than the fabric holds while the peer posts
- * no receive (each post succeeds; all arrive, in order, once it does),
- * and post errors (segments, lengths, flags, a full receive queue).
+ * no receive (each post succeeds; all arrive, in order, once it does;
+ * again with Sends of several segments on an EP that dat_ep_modify gave
+ * them), and post errors (segments, lengths, flags, a full receive queue).
  * Single process, two IAs; -S picks sizes, -I repeats the ordering test.
  */
 #include "config.h"
@@ -438,22 +439,22 @@ static bool next_ok(DAT_EVD_HANDLE evd, uint64_t cookie)
  * requests complete in posting order.
  */
 static void check_wait_for_room(struct pair *p, struct ft_mr *src,
-                                struct ft_mr *dst)
+                                struct ft_mr *dst, int nseg)
 {
-	enum { N = 4 };
+	enum { N = 4, MAXSEG = 4 };
 	const size_t len = (size_t)4 << 20, wlen = 32768, last = 4096;
 	/* The Sends, the last Send's receive, then the Write's target. */
 	const size_t need = N * len + last + wlen;
 	char *rbuf = dst->buf;
-	DAT_LMR_TRIPLET l, rr;
+	DAT_LMR_TRIPLET l, rr, ls[MAXSEG];
 	DAT_RMR_TRIPLET r;
 	DAT_DTO_COOKIE c;
-	int i, posted = 0, whole = 0;
+	int i, k, posted = 0, whole = 0;
 	uint64_t t0, us;
 
 	if (attr.max_message_size < len || attr.max_rdma_size < wlen ||
 	    attr.max_request_dtos < N + 2 || attr.max_recv_dtos < N + 1 ||
-	    src->len < need || dst->len < need) {
+	    src->len < need || dst->len < need || nseg > MAXSEG) {
 		ft_log("wait for room: not checked (EP limits or buffers "
 		       "too small)");
 		return;
@@ -464,9 +465,14 @@ static void check_wait_for_room(struct pair *p, struct ft_mr *src,
 	memset(rbuf, 0, need);
 	t0 = ft_now_us();
 	for (i = 0; i < N; i++) {
-		l = ft_lmr_iov(src, (size_t)i * len, len);
+		/* Each Send in nseg segments, one after the other. */
+		for (k = 0; k < nseg; k++)
+			ls[k] = ft_lmr_iov(
+			        src, (size_t)i * len + (size_t)k * (len / nseg),
+			        k < nseg - 1 ? len / nseg
+			                     : len - (size_t)k * (len / nseg));
 		c.as_64 = 0xa000 + (uint64_t)i;
-		posted += dat_ep_post_send(p->tx.ep, 1, &l, c,
+		posted += dat_ep_post_send(p->tx.ep, nseg, ls, c,
 		                           DAT_COMPLETION_DEFAULT_FLAG) ==
 		          DAT_SUCCESS;
 	}
@@ -483,8 +489,9 @@ static void check_wait_for_room(struct pair *p, struct ft_mr *src,
 	us = ft_now_us() - t0;
 	FT_REQUIRE(posted == N + 2,
 	           "with no receive posted at the peer, %d posts (%d Sends "
-	           "of 4 MiB, a Write, a Send) all succeed (%d did)",
-	           N + 2, N, posted);
+	           "of 4 MiB in %d segment%s, a Write, a Send) all succeed "
+	           "(%d did)",
+	           N + 2, N, nseg, nseg > 1 ? "s" : "", posted);
 	/* A post does not wait for the peer (InfiniBand's never does). */
 	FT_CHECK(us < 1000000,
 	         "wait for room: the %d posts took %.3f s together, under 1 s",
@@ -521,6 +528,46 @@ static void check_wait_for_room(struct pair *p, struct ft_mr *src,
 		         "wait for room: request %d completes successfully, in "
 		         "posting order",
 		         i);
+}
+
+/*
+ * An EP made with one segment a request and given more by dat_ep_modify
+ * before it connects: its requests of several segments wait for room as
+ * those of one do (the slots a waiting request's segments are kept in
+ * follow the EP's limits).
+ */
+static void check_modified_wait_for_room(struct ft_mr *src, struct ft_mr *dst)
+{
+	DAT_EP_ATTR one = attr;
+	DAT_EP_PARAM prm;
+	struct pair q;
+	int nseg = attr.max_request_iov < 4 ? (int)attr.max_request_iov : 4;
+
+	if (nseg < 2) {
+		ft_log("wait for room after dat_ep_modify: not checked (one "
+		       "segment a request)");
+		return;
+	}
+	one.max_request_iov = 1;
+	one.max_rdma_write_iov = 1;
+	one.max_rdma_read_iov = 1;
+	pair_open(&q, &one);
+	memset(&prm, 0, sizeof(prm));
+	prm.ep_attr = attr;
+	FT_DAT_CHECK(
+	        dat_ep_modify(q.tx.ep,
+	                      DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV |
+	                              DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IOV |
+	                              DAT_EP_FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV,
+	                      &prm));
+	memset(&prm, 0, sizeof(prm));
+	FT_DAT_CHECK(dat_ep_query(q.tx.ep, DAT_EP_FIELD_EP_ATTR_ALL, &prm));
+	FT_CHECK(prm.ep_attr.max_request_iov == attr.max_request_iov,
+	         "dat_ep_modify gave the EP %d segments a request (it has %d)",
+	         (int)attr.max_request_iov, (int)prm.ep_attr.max_request_iov);
+	if (pair_connect(&q))
+		check_wait_for_room(&q, src, dst, nseg);
+	pair_close(&q);
 }
 
 /*
@@ -1284,7 +1331,7 @@ int main(int argc, char **argv)
 	check_write_then_send(&p, &src, &dst,
 	                      max_rdma < ((size_t)1 << 20) ? max_rdma
 	                                                   : ((size_t)1 << 20));
-	check_wait_for_room(&p, &src, &dst);
+	check_wait_for_room(&p, &src, &dst, 1);
 	check_order_suppress(&p, &src, &dst, ft_iterations(4));
 	check_request_order(&p, &src, &dst,
 	                    max_rdma < ((size_t)1 << 18) ? max_rdma
@@ -1296,6 +1343,7 @@ int main(int argc, char **argv)
 	                 ft_iterations(4));
 	check_post_errors(&p, &src, &dst);
 	pair_close(&p);
+	check_modified_wait_for_room(&src, &dst);
 
 	check_flush();
 	check_flush_requests();
