@@ -404,8 +404,7 @@ static void dofi_ia_trunc_sink(dofi_ia_t *ia, const char *name,
 	ia->trunc_sink = 0;
 	if (!ia->traits->trunc_silent)
 		return;
-	if (ia->mr_local || info->rx_attr->iov_limit < 2 ||
-	    info->tx_attr->iov_limit < 2) {
+	if (ia->mr_local || info->rx_attr->iov_limit < 2) {
 		dof_info(DOFI_LOG,
 		         "IA '%s': %s cuts a message longer than its receive "
 		         "without an error, and %s: such a receive completes "
