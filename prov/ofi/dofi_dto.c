@@ -1111,23 +1111,7 @@ DAT_RETURN dofi_ep_post_rdma_read(DAT_EP_HANDLE h, DAT_COUNT nseg,
  */
 static ssize_t dofi_recv_post(dofi_ep_t *ep, struct fid_ep *fep, dofi_op_t *op)
 {
-	struct fi_msg msg = {
-	        .msg_iov = op->iov,
-	        .desc = op->desc,
-	        .iov_count = op->iov_count,
-	        .context = op,
-	};
-	ssize_t rc;
-
-	rc = DOFI_RETRY_POST(
-	        ep, ep->rx_cq,
-	        op->iov_count <= 1
-	                ? fi_recv(fep,
-	                          op->iov_count ? op->iov[0].iov_base : NULL,
-	                          op->iov_count ? op->iov[0].iov_len : 0,
-	                          op->iov_count ? op->desc[0] : NULL, 0, op)
-	                : fi_recvmsg(fep, &msg, FI_COMPLETION));
-	return rc;
+	return DOFI_RETRY_POST(ep, ep->rx_cq, dofi_recv_submit(fep, op));
 }
 
 /* A receive's op, its iov and desc set: the rest, and posted. */
@@ -1290,13 +1274,9 @@ DAT_RETURN dofi_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT nseg,
 		dofi_recv_fill(ep, op, 1, cookie, len, flags);
 		rc = fi_recv(fep, op->iov[0].iov_base, len, op->desc[0], 0, op);
 	} else {
-		struct fi_msg msg = {.msg_iov = op->iov,
-		                     .desc = op->desc,
-		                     .iov_count = dofi_recv_sink_add(ep, op, 1),
-		                     .context = op};
-
-		dofi_recv_fill(ep, op, msg.iov_count, cookie, len, flags);
-		rc = fi_recvmsg(fep, &msg, FI_COMPLETION);
+		dofi_recv_fill(ep, op, dofi_recv_sink_add(ep, op, 1), cookie,
+		               len, flags);
+		rc = dofi_recv_submit(fep, op);
 	}
 	if (dofi_likely(rc == 0))
 		return DAT_SUCCESS;

@@ -206,6 +206,27 @@ static inline size_t dofi_recv_sink_add(dofi_ep_t *ep, dofi_op_t *op,
 	return count + 1;
 }
 
+/*
+ * Hand receive op, its segments set (op->iov, op->desc, op->iov_count),
+ * to fep once: libfabric's short call for one segment or none, the
+ * message call for more. What libfabric returned.
+ */
+static inline ssize_t dofi_recv_submit(struct fid_ep *fep, dofi_op_t *op)
+{
+	struct fi_msg msg = {
+	        .msg_iov = op->iov,
+	        .desc = op->desc,
+	        .iov_count = op->iov_count,
+	        .context = op,
+	};
+
+	if (op->iov_count <= 1)
+		return fi_recv(fep, op->iov_count ? op->iov[0].iov_base : NULL,
+		               op->iov_count ? op->iov[0].iov_len : 0,
+		               op->iov_count ? op->desc[0] : NULL, 0, op);
+	return fi_recvmsg(fep, &msg, FI_COMPLETION);
+}
+
 static inline int dofi_suppress(const dofi_ep_t *ep, DAT_COMPLETION_FLAGS flags,
                                 int recv)
 {

@@ -146,21 +146,7 @@ static int dofi_srq_give(dofi_srq_t *srq, dofi_ep_t *ep,
 	op->seq = atomic_load_explicit(&ep->recv_seq, memory_order_relaxed);
 	atomic_store_explicit(&ep->recv_seq, op->seq + 1, memory_order_relaxed);
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
-	if (op->iov_count <= 1) {
-		rc = fi_recv(ep->fep,
-		             op->iov_count ? op->iov[0].iov_base : NULL,
-		             op->iov_count ? op->iov[0].iov_len : 0,
-		             op->iov_count ? op->desc[0] : NULL, 0, op);
-	} else {
-		struct fi_msg msg = {
-		        .msg_iov = op->iov,
-		        .desc = op->desc,
-		        .iov_count = op->iov_count,
-		        .context = op,
-		};
-
-		rc = fi_recvmsg(ep->fep, &msg, FI_COMPLETION);
-	}
+	rc = dofi_recv_submit(ep->fep, op);
 	if (dofi_likely(rc == 0)) {
 		ep->srq_held++;
 		return 1;
