@@ -321,7 +321,6 @@ bool ft_expect_dto(DAT_EVD_HANDLE evd, DAT_TIMEOUT us, DAT_EP_HANDLE ep,
                    DAT_DTO_COMPLETION_STATUS status, long len, DAT_EVENT *ev,
                    const char *what);
 
-/* Check that evd holds no event (dequeue; an event found is reported). */
 /* The check ft_expect_dto makes, of an event already taken. */
 bool ft_check_dto(const DAT_EVENT *ev, DAT_EP_HANDLE ep, DAT_DTOS op,
                   uint64_t cookie, DAT_DTO_COMPLETION_STATUS status, long len,
@@ -338,6 +337,7 @@ DAT_RETURN ft_poll_with(DAT_EVD_HANDLE evd, DAT_TIMEOUT us, DAT_EVENT *ev,
                         DAT_EVD_HANDLE also, DAT_EVENT *also_ev, int also_max,
                         int *also_n);
 
+/* Check that evd holds no event (dequeue; an event found is reported). */
 bool ft_expect_empty(DAT_EVD_HANDLE evd, const char *what);
 
 /* Dequeue and discard every queued event; returns how many. */
