@@ -440,7 +440,9 @@ typedef struct dofi_op {
 	 * wait is how many late ones were posted before it. */
 	uint8_t late;
 	uint32_t next; /* free list / pending / held list link */
-	uint32_t seq;  /* posting order in its pool, for flushing */
+	/* Posting order in its pool, for flushing. Written by the post, read
+	 * by the CM's scans of posted ops: atomic, relaxed (dofi_op_seq). */
+	_Atomic uint32_t seq;
 	uint32_t wait;
 	/* held: its DAT_DTO_COMPLETION_STATUS (DOFI_HSTATUS_UNPOSTED: a
 	 * late request whose post failed, taking its turn) */
@@ -456,6 +458,31 @@ typedef struct dofi_op {
 	};
 	uint32_t iov_count;
 } dofi_op_t;
+
+/* op's place in its pool's posting order (a plain load on x86). */
+static inline uint32_t dofi_op_seq(const dofi_op_t *op)
+{
+	return atomic_load_explicit(&op->seq, memory_order_relaxed);
+}
+
+/*
+ * Give op the next number of a pool's posting order (*next). A load and a
+ * store, not a locked add: ops posted at once by two threads have no
+ * order to keep, and may share a number.
+ */
+static inline void dofi_op_seq_take(dofi_op_t *op, _Atomic uint32_t *next)
+{
+	uint32_t seq = atomic_load_explicit(next, memory_order_relaxed);
+
+	atomic_store_explicit(&op->seq, seq, memory_order_relaxed);
+	atomic_store_explicit(next, seq + 1, memory_order_relaxed);
+}
+
+/* Whether a was posted before b, in the same pool. */
+static inline int dofi_op_seq_before(const dofi_op_t *a, const dofi_op_t *b)
+{
+	return (int32_t)(dofi_op_seq(a) - dofi_op_seq(b)) < 0;
+}
 
 #define DOFI_POSTED_AFTER 2
 

@@ -396,7 +396,7 @@ static dofi_op_t *dofi_cm_oldest_request(dofi_ep_t *ep)
 		dofi_op_t *op = &ep->req_pool.ops[i];
 
 		if (atomic_load(&op->posted) &&
-		    (old == NULL || (int32_t)(op->seq - old->seq) < 0))
+		    (old == NULL || dofi_op_seq_before(op, old)))
 			old = op;
 	}
 	return old;

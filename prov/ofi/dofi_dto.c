@@ -84,27 +84,49 @@ uint32_t dofi_pool_used(const dofi_pool_t *pool)
 	return n;
 }
 
-static int dofi_pool_seq_cmp(const void *a, const void *b)
+/* A posted op and its number, read once: a sort needs fixed keys. */
+typedef struct {
+	dofi_op_t *op;
+	uint32_t seq;
+} dofi_pool_key_t;
+
+static int dofi_pool_key_cmp(const void *a, const void *b)
 {
-	const dofi_op_t *x = *(dofi_op_t *const *)a;
-	const dofi_op_t *y = *(dofi_op_t *const *)b;
+	const dofi_pool_key_t *x = a, *y = b;
 	int32_t d = (int32_t)(x->seq - y->seq);
 
 	return d < 0 ? -1 : d > 0;
 }
 
+/*
+ * A post on another thread may reuse an op as it is looked at (its number
+ * changes): each number is read once, so that the sort sees fixed keys;
+ * the caller checks posted again as it takes each op.
+ */
 dofi_op_t **dofi_pool_posted(dofi_pool_t *pool, uint32_t *n)
 {
-	uint32_t i, seen = dofi_pool_seen(pool);
-	dofi_op_t **v = malloc((seen ? seen : 1) * sizeof(*v));
+	uint32_t i, k = 0, seen = dofi_pool_seen(pool);
+	size_t cap = seen ? seen : 1;
+	/* The result, then the keys it is made from, in one block. */
+	dofi_op_t **v = malloc(cap * (sizeof(*v) + sizeof(dofi_pool_key_t)));
+	dofi_pool_key_t *key;
 
 	*n = 0;
 	if (v == NULL)
 		return NULL;
-	for (i = 0; i < seen; i++)
-		if (atomic_load(&pool->ops[i].posted))
-			v[(*n)++] = &pool->ops[i];
-	qsort(v, *n, sizeof(*v), dofi_pool_seq_cmp);
+	key = (dofi_pool_key_t *)(v + cap);
+	for (i = 0; i < seen; i++) {
+		dofi_op_t *op = &pool->ops[i];
+
+		if (atomic_load(&op->posted)) {
+			key[k].op = op;
+			key[k++].seq = dofi_op_seq(op);
+		}
+	}
+	qsort(key, k, sizeof(*key), dofi_pool_key_cmp);
+	for (i = 0; i < k; i++)
+		v[i] = key[i].op;
+	*n = k;
 	return v;
 }
 
@@ -331,7 +353,7 @@ static int dofi_order_before(const dofi_op_t *op, const dofi_op_t *h)
 		return (int32_t)(op->wait - h->wait) < 0;
 	if (op->late != h->late)
 		return !op->late;
-	return (int32_t)(op->seq - h->seq) < 0;
+	return dofi_op_seq_before(op, h);
 }
 
 /* Put op on the held list, in posting order. evd->lock held. */
@@ -1124,13 +1146,7 @@ static inline void dofi_recv_fill(dofi_ep_t *ep, dofi_op_t *op, size_t count,
 	op->len = len;
 	op->type = DOFI_OP_RECV;
 	op->suppress = (uint8_t)dofi_suppress(ep, flags, 1);
-	/*
-	 * Posting order, for flushing. A load and a store, not a locked
-	 * add: receives posted at once by two threads have no order to
-	 * keep, and may share a number.
-	 */
-	op->seq = atomic_load_explicit(&ep->recv_seq, memory_order_relaxed);
-	atomic_store_explicit(&ep->recv_seq, op->seq + 1, memory_order_relaxed);
+	dofi_op_seq_take(op, &ep->recv_seq); /* for flushing */
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 }
 

@@ -101,8 +101,7 @@ static inline void dofi_order_prepare(dofi_ep_t *ep, dofi_op_t *op, int late,
 {
 	const dofi_ia_t *ia = ep->obj.ia;
 
-	op->seq = atomic_load_explicit(&ep->req_seq, memory_order_relaxed);
-	atomic_store_explicit(&ep->req_seq, op->seq + 1, memory_order_relaxed);
+	dofi_op_seq_take(op, &ep->req_seq);
 	if (ia->late_order == DOFI_ORDER_NONE) {
 		op->late = 0;
 		op->wait = 0;

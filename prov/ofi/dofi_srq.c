@@ -143,8 +143,7 @@ static int dofi_srq_give(dofi_srq_t *srq, dofi_ep_t *ep,
 	/* An SRQ's receive always completes signalled. */
 	op->suppress = 0;
 	/* The EP's posting order, for a flush (all under srq->lock). */
-	op->seq = atomic_load_explicit(&ep->recv_seq, memory_order_relaxed);
-	atomic_store_explicit(&ep->recv_seq, op->seq + 1, memory_order_relaxed);
+	dofi_op_seq_take(op, &ep->recv_seq);
 	atomic_store_explicit(&op->posted, 1, memory_order_relaxed);
 	rc = dofi_recv_submit(ep->fep, op);
 	if (dofi_likely(rc == 0)) {
@@ -282,15 +281,6 @@ void dofi_srq_kicked(dofi_ep_t *ep)
 		dofi_srq_lw_post(srq);
 }
 
-static int dofi_srq_seq_cmp(const void *a, const void *b)
-{
-	const dofi_op_t *x = *(dofi_op_t *const *)a;
-	const dofi_op_t *y = *(dofi_op_t *const *)b;
-	int32_t d = (int32_t)(x->seq - y->seq);
-
-	return d < 0 ? -1 : d > 0;
-}
-
 /*
  * Its fi_ep is closed: the receives it took that libfabric did not report
  * (sockets reports none at a close) are flushed now, in the order it took
@@ -298,25 +288,19 @@ static int dofi_srq_seq_cmp(const void *a, const void *b)
  */
 static void dofi_srq_flush_left(dofi_ep_t *ep)
 {
-	uint32_t i, n = 0, seen = dofi_pool_seen(&ep->recv_pool);
+	uint32_t i, n, seen = dofi_pool_seen(&ep->recv_pool);
 	dofi_op_t **v;
 
 	if (dofi_pool_used(&ep->recv_pool) == 0)
 		return;
-	v = malloc(seen * sizeof(*v));
-	for (i = 0; i < seen; i++) {
-		dofi_op_t *op = &ep->recv_pool.ops[i];
-
-		if (!atomic_load(&op->posted))
-			continue;
-		if (v != NULL)
-			v[n++] = op;
-		else if (atomic_exchange(&op->posted, 0))
-			dofi_dto_flush_op(op);
-	}
-	if (v == NULL)
+	v = dofi_pool_posted(&ep->recv_pool, &n);
+	if (v == NULL) {
+		/* Without memory for the sort, in the pool's order. */
+		for (i = 0; i < seen; i++)
+			if (atomic_exchange(&ep->recv_pool.ops[i].posted, 0))
+				dofi_dto_flush_op(&ep->recv_pool.ops[i]);
 		return;
-	qsort(v, n, sizeof(*v), dofi_srq_seq_cmp);
+	}
 	for (i = 0; i < n; i++)
 		if (atomic_exchange(&v[i]->posted, 0))
 			dofi_dto_flush_op(v[i]);
