@@ -800,6 +800,14 @@ typedef struct dofi_traits {
 	 * (dofi_cm_cancel_recvs keeps flushes behind it). */
 	uint8_t recv_cancel_busy;
 	/*
+	 * A message with no receive posted waits in the receiver's provider
+	 * (sockets buffers it, and the sender's Send completes then), and
+	 * goes to the next receive posted: a peer's end holds the
+	 * connection while one waits, for a receive to take it
+	 * (dofi_msg_drain_hold, dofi_cm_msg.c).
+	 */
+	uint8_t recv_buffers;
+	/*
 	 * Our end of a connection closes the libfabric endpoint instead of
 	 * calling fi_shutdown (sockets: its fi_shutdown closes the CM socket
 	 * behind its CM thread's back, which closes the same number again

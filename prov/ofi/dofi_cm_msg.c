@@ -99,6 +99,13 @@
  * accept ends in ACCEPT_COMPLETION_ERROR this much later.
  */
 #define DOFI_END_RTU_NS (200ull * 1000000ull)
+/*
+ * Where a message with no receive posted waits in the provider
+ * (traits->recv_buffers), how long a peer's end waits for receives to take
+ * such messages (dofi_msg_drain_hold), and how often it asks again.
+ */
+#define DOFI_DRAIN_NS (2ull * 1000000000ull)
+#define DOFI_PEEK_NS  (2ull * 1000000ull)
 /* Endpoints set aside at one open (dofi_msg_set_aside). */
 #define DOFI_TOMB_SPARES 4
 
@@ -113,6 +120,14 @@ enum {
 	DOFI_RTU_PENDING = 0,
 	DOFI_RTU_ARRIVED, /* the peer's message */
 	DOFI_RTU_FAILED,  /* flushed or failed */
+};
+
+/* What the drain's FI_PEEK said (dofi_msg_ep_t.peek_done). */
+enum {
+	DOFI_PEEK_NONE = 0, /* not asked */
+	DOFI_PEEK_ASKED,    /* its completion not read yet */
+	DOFI_PEEK_FOUND,    /* a message waits for a receive */
+	DOFI_PEEK_EMPTY,    /* none (FI_ENOMSG), or the ask failed */
 };
 
 /* A closed fi_ep's address while EQ events for it may be unread. */
@@ -229,6 +244,16 @@ typedef struct dofi_msg_ep {
 	uint8_t acc;              /* 1: the receive is ours to wait for */
 	_Atomic uint8_t acc_done; /* DOFI_RTU_PENDING/ARRIVED/FAILED */
 	uint64_t acc_deadline;    /* set at FI_CONNECTED */
+	/*
+	 * A peer's end held while a message waits in the provider for a
+	 * receive (traits->recv_buffers, dofi_msg_drain_hold): peek_op is
+	 * the zero-byte FI_PEEK receive that asks, drain_next the next look,
+	 * drain_by the bound; 0 when no end is held.
+	 */
+	dofi_op_t peek_op;
+	_Atomic uint8_t peek_done; /* DOFI_PEEK_* */
+	uint8_t drain_found;       /* a message was seen waiting */
+	uint64_t drain_next, drain_by;
 	/* The link watch (while connected): the next look (0: none), the
 	 * request pool's head and post count then, its sockets. */
 	uint64_t link_next;
@@ -553,6 +578,13 @@ static void dofi_msg_op_done(dofi_op_t *op, int err)
 	dofi_msg_ep_t *me = dofi_msg_ep(ep);
 	int recv = op->type == DOFI_OP_CM_RECV;
 
+	if (me != NULL && op == &me->peek_op) {
+		/* FI_ENOMSG: nothing waits. The CM looks (the drain). */
+		atomic_store(&me->peek_done,
+		             err == 0 ? DOFI_PEEK_FOUND : DOFI_PEEK_EMPTY);
+		dofi_cm_kick(ep);
+		return;
+	}
 	if (err != 0 && err != FI_ECANCELED)
 		dof_info(DOFI_LOG, "EP %p: internal %s: %s", (void *)ep,
 		         recv ? "receive" : "send", fi_strerror(err));
@@ -746,9 +778,94 @@ static void dofi_msg_rtu_look(dofi_ia_t *ia)
 	}
 }
 
+/* The drain is over (the end goes on, or the connection is gone). */
+static void dofi_msg_drain_stop(dofi_msg_ep_t *me)
+{
+	me->drain_by = 0;
+	me->drain_next = 0;
+	me->drain_found = 0;
+}
+
+/*
+ * Whether the peer's end must wait (traits->recv_buffers). A message the
+ * peer sent may wait in the provider for a receive: its Send completed
+ * when the provider took it, and our end would drop it, where InfiniBand
+ * would have held the Send until a receive came. A zero-byte FI_PEEK
+ * receive asks whether one waits; while one does, the connection stays
+ * up, for receives posted before or now to take it, and the look asks
+ * again every DOFI_PEEK_NS, for DOFI_DRAIN_NS at most. ia->lock held.
+ */
+static int dofi_msg_drain_hold(dofi_ep_t *ep)
+{
+	dofi_msg_ep_t *me = dofi_msg_ep(ep);
+	uint64_t now = dofi_now_ns();
+	uint8_t done;
+
+	if (!ep->obj.ia->traits->recv_buffers || ep->fep == NULL ||
+	    ep->recv_evd == NULL)
+		return 0;
+	if (me->drain_by == 0) {
+		me->drain_by = now + DOFI_DRAIN_NS;
+		if (!atomic_load(&me->peek_op.posted))
+			atomic_store(&me->peek_done, DOFI_PEEK_NONE);
+	}
+	done = atomic_load(&me->peek_done);
+	if (done == DOFI_PEEK_NONE) {
+		struct fi_msg msg;
+		ssize_t rc;
+
+		memset(&msg, 0, sizeof(msg));
+		msg.addr = FI_ADDR_UNSPEC;
+		msg.context = &me->peek_op;
+		me->peek_op.ep = ep;
+		me->peek_op.type = DOFI_OP_CM_RECV;
+		atomic_store(&me->peek_done, DOFI_PEEK_ASKED);
+		atomic_store(&me->peek_op.posted, 1);
+		rc = fi_recvmsg(ep->fep, &msg, FI_PEEK);
+		if (rc != 0) {
+			atomic_store(&me->peek_op.posted, 0);
+			atomic_store(&me->peek_done, DOFI_PEEK_EMPTY);
+			dof_info(DOFI_LOG,
+			         "EP %p: FI_PEEK at the peer's end: %s; "
+			         "messages that wait for a receive are lost",
+			         (void *)ep, fi_strerror((int)-rc));
+		} else {
+			/* The answer is in the CQ (sockets reports at once). */
+			dofi_evd_flush_cq(ep->recv_evd, 1);
+		}
+		done = atomic_load(&me->peek_done);
+	}
+	if (done != DOFI_PEEK_EMPTY && now < me->drain_by) {
+		if (done == DOFI_PEEK_FOUND) {
+			if (!me->drain_found)
+				dof_info(DOFI_LOG,
+				         "EP %p: the peer ended the connection "
+				         "while a message of its waits for a "
+				         "receive: the end waits for one",
+				         (void *)ep);
+			me->drain_found = 1;
+			atomic_store(&me->peek_done, DOFI_PEEK_NONE);
+		}
+		me->drain_next = now + DOFI_PEEK_NS;
+		dofi_cm_schedule(ep);
+		return 1;
+	}
+	if (done != DOFI_PEEK_EMPTY)
+		dof_warn(DOFI_LOG,
+		         "EP %p: a message the peer sent still waits for a "
+		         "receive %llu ms after its end: lost with the "
+		         "connection",
+		         (void *)ep,
+		         (unsigned long long)(DOFI_DRAIN_NS / 1000000ull));
+	dofi_msg_drain_stop(me);
+	return 0;
+}
+
 /* The peer ended a connection that was up. ia->lock held. */
 static void dofi_msg_peer_end(dofi_ep_t *ep)
 {
+	if (dofi_msg_drain_hold(ep))
+		return;
 	dofi_msg_ep(ep)->shutdown_sent = 1; /* the peer's; nothing to send */
 	dofi_cm_up_peer_end(ep);
 }
@@ -1377,6 +1494,14 @@ static uint64_t dofi_msg_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 	 * bound, it and the ends held before it. */
 	if (now != 0 && me->peer_end_at != 0 && now >= me->peer_end_at)
 		dofi_msg_ends_release(ep->obj.ia, now);
+	/* A peer's end held for messages waiting for receives (ended
+	 * meanwhile by our own: over). */
+	s = atomic_load(&ep->state);
+	if (me->drain_by != 0 && s != DAT_EP_STATE_CONNECTED &&
+	    s != DAT_EP_STATE_DISCONNECT_PENDING)
+		dofi_msg_drain_stop(me);
+	if (now != 0 && me->drain_by != 0 && now >= me->drain_next)
+		dofi_msg_peer_end(ep);
 	/* Our end, once what was in flight is settled. */
 	if (now != 0 && me->close_pending && ep->deadline == 0 &&
 	    now >= me->close_at &&
@@ -1402,6 +1527,8 @@ static uint64_t dofi_msg_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 		next = m->rtu_lazy_at;
 	if (me->peer_end_at != 0 && me->peer_end_at < next)
 		next = me->peer_end_at;
+	if (me->drain_by != 0 && me->drain_next < next)
+		next = me->drain_next;
 	if (me->link_next != 0 && me->link_next < next)
 		next = me->link_next;
 	if (me->close_pending) {
@@ -1426,6 +1553,12 @@ static void dofi_msg_ep_kicked(dofi_ep_t *ep)
 	/* The first held end, kicked when the oldest RTU was settled. */
 	if (me != NULL && me->peer_end_at != 0)
 		dofi_msg_ends_release(ep->obj.ia, 0);
+	/* A held end's FI_PEEK answered: nothing waits any more? */
+	if (me != NULL && me->drain_by != 0 &&
+	    atomic_load(&me->peek_done) == DOFI_PEEK_EMPTY &&
+	    (atomic_load(&ep->state) == DAT_EP_STATE_CONNECTED ||
+	     atomic_load(&ep->state) == DAT_EP_STATE_DISCONNECT_PENDING))
+		dofi_msg_peer_end(ep);
 }
 
 /* ---- service points ------------------------------------------------------ */
@@ -2140,7 +2273,8 @@ static int dofi_msg_ep_close(dofi_ep_t *ep)
 		return 0;
 	dofi_msg_first_wait(ep);
 	stale = atomic_load(&me->rtu_op.posted) ||
-	        atomic_load(&me->acc_op.posted);
+	        atomic_load(&me->acc_op.posted) ||
+	        atomic_load(&me->peek_op.posted);
 	if (ep->fep != NULL) {
 		const struct fid *fid = &ep->fep->fid;
 
@@ -2156,6 +2290,7 @@ static int dofi_msg_ep_close(dofi_ep_t *ep)
 	me->shutdown_sent = 0;
 	me->close_pending = 0;
 	dofi_msg_end_unhold(me);
+	dofi_msg_drain_stop(me);
 	me->end_after_rtu = 0;
 	me->acc = 0;
 	dofi_msg_rtu_set(ep, DOFI_RTU_NONE);

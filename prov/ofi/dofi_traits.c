@@ -38,6 +38,7 @@ static const dofi_traits_t dofi_traits_table[] = {
                 .cm_gate = 1,
                 .kernel_tcp = 1,
                 .recv_cancel_busy = 1,
+                .recv_buffers = 1,
         },
         {
                 .prov = "verbs",
