@@ -1023,8 +1023,12 @@ out:
  * the peer): once the peer posts its receives, every message arrives in
  * order, every Send completes successfully, and then both sides see
  * DISCONNECTED, as a graceful end waits for its requests on InfiniBand.
+ * late_ms: the peer posts its receives that long after the disconnect.
+ * Where the peer's provider holds a message with no receive (sockets),
+ * the Sends have completed by then and the end has reached the peer: the
+ * connection must stay up there until receives take the messages.
  */
-static void check_graceful_waits_for_room(void)
+static void check_graceful_waits_for_room(int late_ms)
 {
 	enum { N = 4 };
 	const size_t len = (size_t)4 << 20;
@@ -1033,6 +1037,9 @@ static void check_graceful_waits_for_room(void)
 	DAT_LMR_TRIPLET l;
 	DAT_DTO_COOKIE c;
 	int i, posted = 0, whole = 0;
+	const char *tag =
+	        late_ms > 0 ? "graceful end, receives late" : "graceful end";
+	char what[128];
 
 	if (attr.max_message_size < len || attr.max_request_dtos < N ||
 	    attr.max_recv_dtos < N)
@@ -1053,42 +1060,43 @@ static void check_graceful_waits_for_room(void)
 		          DAT_SUCCESS;
 	}
 	FT_CHECK(posted == N,
-	         "graceful end: %d posts of 4 MiB Sends with no receive "
-	         "posted succeed (%d did)",
-	         N, posted);
+	         "%s: %d posts of 4 MiB Sends with no receive posted "
+	         "succeed (%d did)",
+	         tag, N, posted);
 	usleep(200000);
 	FT_DAT_CHECK(dat_ep_disconnect(p.tx.ep, DAT_CLOSE_GRACEFUL_FLAG));
 	p.up = false;
+	if (late_ms > 0)
+		usleep((useconds_t)late_ms * 1000);
 	for (i = 0; i < N; i++) {
 		l = ft_lmr_iov(&rmr, (size_t)i * len, len);
 		c.as_64 = 0xe100 + (uint64_t)i;
 		FT_DAT_CHECK(dat_ep_post_recv(p.rx.ep, 1, &l, c,
 		                              DAT_COMPLETION_DEFAULT_FLAG));
 	}
+	snprintf(what, sizeof(what),
+	         "%s: a Send that waited arrives, in posting order", tag);
 	for (i = 0; i < posted; i++)
-		if (ft_expect_dto(
-		            p.rx.recv_evd, FT_TIMEOUT_US, p.rx.ep,
-		            DAT_DTO_RECEIVE, 0xe100 + (uint64_t)i,
-		            DAT_DTO_SUCCESS, (long)len, NULL,
-		            "graceful end: a Send that waited arrives, in "
-		            "posting order"))
+		if (ft_expect_dto(p.rx.recv_evd, FT_TIMEOUT_US, p.rx.ep,
+		                  DAT_DTO_RECEIVE, 0xe100 + (uint64_t)i,
+		                  DAT_DTO_SUCCESS, (long)len, NULL, what))
 			whole += ft_pattern_mismatch((char *)rmr.buf +
 			                                     (size_t)i * len,
 			                             len, 16000 + i) < 0;
-	FT_CHECK(whole == posted,
-	         "graceful end: each message arrived whole (%d of %d)", whole,
-	         posted);
+	FT_CHECK(whole == posted, "%s: each message arrived whole (%d of %d)",
+	         tag, whole, posted);
 	for (i = 0; i < posted; i++)
 		FT_CHECK(next_ok(p.tx.req_evd, 0xe000 + (uint64_t)i),
-		         "graceful end: Send %d completes successfully, in "
-		         "posting order",
-		         i);
+		         "%s: Send %d completes successfully, in posting "
+		         "order",
+		         tag, i);
+	snprintf(what, sizeof(what), "%s: DISCONNECTED once the Sends are done",
+	         tag);
 	ft_expect_event(p.tx.conn_evd, FT_TIMEOUT_US,
-	                DAT_CONNECTION_EVENT_DISCONNECTED, p.tx.ep, NULL,
-	                "graceful end: DISCONNECTED once the Sends are done");
+	                DAT_CONNECTION_EVENT_DISCONNECTED, p.tx.ep, NULL, what);
+	snprintf(what, sizeof(what), "%s: the peer sees DISCONNECTED", tag);
 	ft_expect_event(p.rx.conn_evd, FT_TIMEOUT_US,
-	                DAT_CONNECTION_EVENT_DISCONNECTED, p.rx.ep, NULL,
-	                "graceful end: the peer sees DISCONNECTED");
+	                DAT_CONNECTION_EVENT_DISCONNECTED, p.rx.ep, NULL, what);
 out:
 	pair_close(&p);
 	ft_mr_free(&smr);
@@ -1347,7 +1355,8 @@ int main(int argc, char **argv)
 
 	check_flush();
 	check_flush_requests();
-	check_graceful_waits_for_room();
+	check_graceful_waits_for_room(0);
+	check_graceful_waits_for_room(300);
 	check_too_small();
 	check_shared_evd();
 
