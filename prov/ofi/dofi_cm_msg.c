@@ -850,11 +850,17 @@ static int dofi_msg_drain_hold(dofi_ep_t *ep)
 		dofi_cm_schedule(ep);
 		return 1;
 	}
-	if (done != DOFI_PEEK_EMPTY)
+	if (done == DOFI_PEEK_FOUND)
 		dof_warn(DOFI_LOG,
 		         "EP %p: a message the peer sent still waits for a "
 		         "receive %llu ms after its end: lost with the "
 		         "connection",
+		         (void *)ep,
+		         (unsigned long long)(DOFI_DRAIN_NS / 1000000ull));
+	else if (done == DOFI_PEEK_ASKED)
+		dof_warn(DOFI_LOG,
+		         "EP %p: FI_PEEK has not answered %llu ms after the "
+		         "peer's end; a message still waiting is lost",
 		         (void *)ep,
 		         (unsigned long long)(DOFI_DRAIN_NS / 1000000ull));
 	dofi_msg_drain_stop(me);
