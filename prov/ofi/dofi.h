@@ -1549,6 +1549,12 @@ dof_status_t dofi_dto_send_internal(dofi_ep_t *ep, dofi_op_t *op);
  * to 0) as flushed, and return it to its pool.
  */
 void dofi_dto_flush_op(dofi_op_t *op);
+/*
+ * Report every op pool still has posted as flushed, each once, in posting
+ * order (dofi_pool_posted; without memory, in the pool's order), with an
+ * RMR bind's completion that followed one. ia->lock held.
+ */
+void dofi_pool_flush_posted(dofi_pool_t *pool);
 /* Complete queued receives as flushed (no fi_ep will carry them). */
 void dofi_dto_flush_queued(dofi_ep_t *ep);
 /* One try at posting a request of the slow path's to fep. */

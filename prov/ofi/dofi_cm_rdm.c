@@ -710,34 +710,6 @@ static void dofi_rdm_forget(dofi_ep_t *ep)
 	}
 }
 
-/* Report what pool still has posted as flushed, in posting order. */
-static void dofi_rdm_flush_pool(dofi_pool_t *pool)
-{
-	uint32_t i, n, seen = dofi_pool_seen(pool);
-	dofi_op_t **v;
-
-	if (dofi_pool_used(pool) == 0)
-		return;
-	v = dofi_pool_posted(pool, &n);
-	if (v == NULL) {
-		/* No memory for the sort: in the pool's order. */
-		for (i = 0; i < seen; i++)
-			if (atomic_exchange(&pool->ops[i].posted, 0) != 0)
-				dofi_dto_flush_op(&pool->ops[i]);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		uint8_t posted = atomic_exchange(&v[i]->posted, 0);
-
-		if (posted == 0)
-			continue;
-		dofi_dto_flush_op(v[i]);
-		if (posted == DOFI_POSTED_AFTER)
-			dofi_dto_after_flushed(v[i]);
-	}
-	free(v);
-}
-
 /*
  * Close the fi_ep with its EVDs' locks held: rxm's fi_close races a
  * consumer's fi_cq_read of a CQ it is bound to (a crash on 1.17-1.20),
@@ -904,8 +876,8 @@ static int dofi_rdm_close_fep(dofi_ep_t *ep)
 		dofi_srq_ep_stop(ep);
 	/* The endpoint first: nothing reads a buffer once it is reported. */
 	dofi_rdm_close_locked(ep, NULL);
-	dofi_rdm_flush_pool(&ep->recv_pool);
-	dofi_rdm_flush_pool(&ep->req_pool);
+	dofi_pool_flush_posted(&ep->recv_pool);
+	dofi_pool_flush_posted(&ep->req_pool);
 	ep->cq_stale = owed;
 	/* Its peer's address (and the EP's own AV) go with it. */
 	dofi_rdm_forget(ep);

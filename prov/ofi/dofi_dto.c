@@ -1400,6 +1400,38 @@ void dofi_dto_flush_op(dofi_op_t *op)
 	dofi_op_release(op);
 }
 
+void dofi_pool_flush_posted(dofi_pool_t *pool)
+{
+	uint32_t i, n, seen = dofi_pool_seen(pool);
+	dofi_op_t **v;
+
+	if (dofi_pool_used(pool) == 0)
+		return;
+	v = dofi_pool_posted(pool, &n);
+	if (v == NULL) {
+		/* No memory for the sort: in the pool's order. */
+		for (i = 0; i < seen; i++) {
+			uint8_t posted =
+			        atomic_exchange(&pool->ops[i].posted, 0);
+
+			if (posted != 0)
+				dofi_dto_flush_op(&pool->ops[i]);
+			if (posted == DOFI_POSTED_AFTER)
+				dofi_dto_after_flushed(&pool->ops[i]);
+		}
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		uint8_t posted = atomic_exchange(&v[i]->posted, 0);
+
+		if (posted != 0)
+			dofi_dto_flush_op(v[i]);
+		if (posted == DOFI_POSTED_AFTER)
+			dofi_dto_after_flushed(v[i]);
+	}
+	free(v);
+}
+
 dof_status_t dofi_dto_replay_recvs(dofi_ep_t *ep)
 {
 	while (ep->pend_head != DOFI_POOL_NONE) {

@@ -281,32 +281,6 @@ void dofi_srq_kicked(dofi_ep_t *ep)
 		dofi_srq_lw_post(srq);
 }
 
-/*
- * Its fi_ep is closed: the receives it took that libfabric did not report
- * (sockets reports none at a close) are flushed now, in the order it took
- * them, each once. ia->lock held.
- */
-static void dofi_srq_flush_left(dofi_ep_t *ep)
-{
-	uint32_t i, n, seen = dofi_pool_seen(&ep->recv_pool);
-	dofi_op_t **v;
-
-	if (dofi_pool_used(&ep->recv_pool) == 0)
-		return;
-	v = dofi_pool_posted(&ep->recv_pool, &n);
-	if (v == NULL) {
-		/* Without memory for the sort, in the pool's order. */
-		for (i = 0; i < seen; i++)
-			if (atomic_exchange(&ep->recv_pool.ops[i].posted, 0))
-				dofi_dto_flush_op(&ep->recv_pool.ops[i]);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		if (atomic_exchange(&v[i]->posted, 0))
-			dofi_dto_flush_op(v[i]);
-	free(v);
-}
-
 void dofi_srq_detach(dofi_ep_t *ep)
 {
 	dofi_srq_t *srq = ep->srq;
@@ -314,7 +288,10 @@ void dofi_srq_detach(dofi_ep_t *ep)
 	if (srq == NULL)
 		return;
 	dofi_srq_ep_stop(ep);
-	dofi_srq_flush_left(ep);
+	/* Its fi_ep is closed: the receives it took that libfabric did
+	 * not report (sockets reports none at a close) are flushed now,
+	 * in the order it took them. */
+	dofi_pool_flush_posted(&ep->recv_pool);
 	pthread_mutex_lock(&srq->lock);
 	srq->nref--;
 	pthread_mutex_unlock(&srq->lock);
