@@ -876,6 +876,24 @@ static void dofi_msg_peer_end(dofi_ep_t *ep)
 	dofi_cm_up_peer_end(ep);
 }
 
+/*
+ * A look at a peer's end held by the drain: over if our own end came
+ * meanwhile; asked again when due (the timers at drain_next, or a kick
+ * once FI_PEEK said nothing waits). ia->lock held.
+ */
+static void dofi_msg_drain_look(dofi_ep_t *ep, int due)
+{
+	dofi_msg_ep_t *me = dofi_msg_ep(ep);
+	DAT_EP_STATE s = atomic_load(&ep->state);
+
+	if (me->drain_by == 0)
+		return;
+	if (s != DAT_EP_STATE_CONNECTED && s != DAT_EP_STATE_DISCONNECT_PENDING)
+		dofi_msg_drain_stop(me);
+	else if (due)
+		dofi_msg_peer_end(ep);
+}
+
 /* ep's end is held no more (reported, or the connection is gone). */
 static void dofi_msg_end_unhold(dofi_msg_ep_t *me)
 {
@@ -1500,14 +1518,8 @@ static uint64_t dofi_msg_ep_timers(dofi_ep_t *ep, uint64_t now, int *poll)
 	 * bound, it and the ends held before it. */
 	if (now != 0 && me->peer_end_at != 0 && now >= me->peer_end_at)
 		dofi_msg_ends_release(ep->obj.ia, now);
-	/* A peer's end held for messages waiting for receives (ended
-	 * meanwhile by our own: over). */
-	s = atomic_load(&ep->state);
-	if (me->drain_by != 0 && s != DAT_EP_STATE_CONNECTED &&
-	    s != DAT_EP_STATE_DISCONNECT_PENDING)
-		dofi_msg_drain_stop(me);
-	if (now != 0 && me->drain_by != 0 && now >= me->drain_next)
-		dofi_msg_peer_end(ep);
+	/* A peer's end held for messages waiting for receives. */
+	dofi_msg_drain_look(ep, now != 0 && now >= me->drain_next);
 	/* Our end, once what was in flight is settled. */
 	if (now != 0 && me->close_pending && ep->deadline == 0 &&
 	    now >= me->close_at &&
@@ -1560,11 +1572,9 @@ static void dofi_msg_ep_kicked(dofi_ep_t *ep)
 	if (me != NULL && me->peer_end_at != 0)
 		dofi_msg_ends_release(ep->obj.ia, 0);
 	/* A held end's FI_PEEK answered: nothing waits any more? */
-	if (me != NULL && me->drain_by != 0 &&
-	    atomic_load(&me->peek_done) == DOFI_PEEK_EMPTY &&
-	    (atomic_load(&ep->state) == DAT_EP_STATE_CONNECTED ||
-	     atomic_load(&ep->state) == DAT_EP_STATE_DISCONNECT_PENDING))
-		dofi_msg_peer_end(ep);
+	if (me != NULL)
+		dofi_msg_drain_look(ep, atomic_load(&me->peek_done) ==
+		                                DOFI_PEEK_EMPTY);
 }
 
 /* ---- service points ------------------------------------------------------ */
